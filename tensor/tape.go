@@ -99,3 +99,21 @@ func (tp *Tape) Backward(loss *Tensor) {
 		tp.nodes[i].backward()
 	}
 }
+
+// BackwardWith seeds out's gradient with seed (added to out.Grad) and runs the
+// recorded ops in reverse. It lets tests and fused losses start backward from
+// a non-scalar output: the result equals Backward of sum(seed ⊙ out).
+func (tp *Tape) BackwardWith(out *Tensor, seed []float32) {
+	if len(seed) != len(out.Data) {
+		panic("tensor: BackwardWith: seed length differs from " + out.String())
+	}
+	if out.Grad == nil {
+		return
+	}
+	for i, s := range seed {
+		out.Grad[i] += s
+	}
+	for i := len(tp.nodes) - 1; i >= 0; i-- {
+		tp.nodes[i].backward()
+	}
+}
