@@ -1,0 +1,138 @@
+package progress
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fakeClock is a settable clock for deterministic rendering.
+type fakeClock struct{ t time.Time }
+
+func (c *fakeClock) now() time.Time          { return c.t }
+func (c *fakeClock) advance(d time.Duration) { c.t = c.t.Add(d) }
+
+func newClock() *fakeClock { return &fakeClock{t: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)} }
+
+func TestRender(t *testing.T) {
+	tests := []struct {
+		name    string
+		total   int64
+		opts    []Option
+		n       int64
+		elapsed time.Duration
+		fields  [][2]string
+		want    string
+	}{
+		{"start", 1000, nil, 0, 0, nil,
+			"train  [>                   ]   0% 0/1000  0/s  0s"},
+		{"half", 1000, nil, 500, 10 * time.Second, nil,
+			"train  [==========>         ]  50% 500/1000  50/s  ETA 10s"},
+		{"done", 1000, nil, 1000, 125 * time.Second, nil,
+			"train  [====================] 100% 1000/1000  8/s  in 2m05s"},
+		{"fields", 200, nil, 50, 5 * time.Second, [][2]string{{"loss", "3.41"}, {"graph", "1.02"}},
+			"train  [=====>              ]  25% 50/200  10/s  ETA 15s  loss=3.41  graph=1.02"},
+		{"unknown total", 0, nil, 300, time.Minute + 2*time.Second, nil,
+			"train  300  4.84/s  1m02s"},
+		{"bytes", 4 << 20, []Option{Bytes()}, 3 << 19, 2 * time.Second, nil,
+			"train  [=======>            ]  37% 1.5 MiB/4.0 MiB  768.0 KiB/s  ETA 3s"},
+		{"long ETA", 100000, nil, 10, 10 * time.Second, nil,
+			"train  [>                   ]   0% 10/100000  1/s  ETA 27h46m"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newClock()
+			b := New(io.Discard, "train", tc.total, append([]Option{Clock(c.now)}, tc.opts...)...)
+			c.advance(tc.elapsed)
+			b.Set(tc.n)
+			for _, f := range tc.fields {
+				b.SetField(f[0], f[1])
+			}
+			if got := b.String(); got != tc.want {
+				t.Errorf("\ngot  %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestLogLines(t *testing.T) {
+	// Not a terminal: one plain line per interval, none in between, and a
+	// final line from Finish.
+	var out bytes.Buffer
+	c := newClock()
+	b := New(&out, "gen", 100, Clock(c.now), Terminal(false), Interval(10*time.Second))
+	for i := 0; i < 100; i++ {
+		c.advance(time.Second)
+		b.Add(1)
+	}
+	b.SetFloat("loss", 1.234567)
+	b.Finish()
+	b.Finish() // idempotent
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != 11 {
+		t.Fatalf("got %d lines, want 10 periodic + 1 final:\n%s", len(lines), out.String())
+	}
+	if strings.Contains(out.String(), "\r") {
+		t.Error("log output contains a carriage return")
+	}
+	if want := "gen  [==>                 ]  10% 10/100  1/s  ETA 1m30s"; lines[0] != want {
+		t.Errorf("first line %q, want %q", lines[0], want)
+	}
+	if want := "gen  [====================] 100% 100/100  1/s  in 1m40s  loss=1.235"; lines[10] != want {
+		t.Errorf("last line %q, want %q", lines[10], want)
+	}
+}
+
+func TestTerminalRedraw(t *testing.T) {
+	var out bytes.Buffer
+	c := newClock()
+	b := New(&out, "", 0, Clock(c.now), Terminal(true))
+	c.advance(time.Second)
+	b.Add(100000) // "100000  1e+05/s  1s"
+	c.advance(time.Second)
+	b.Set(5) // shorter line: must be padded over the old one
+	b.Finish()
+	want := "\r100000  1e+05/s  1s" + "\r5  2.5/s  2s" + strings.Repeat(" ", 7) + "\r5  2.5/s  in 2s" + "\n"
+	if out.String() != want {
+		t.Errorf("\ngot  %q\nwant %q", out.String(), want)
+	}
+}
+
+func TestWriteCountsBytes(t *testing.T) {
+	c := newClock()
+	b := New(io.Discard, "", 10, Clock(c.now), Bytes())
+	n, err := io.Copy(b, strings.NewReader("0123456789"))
+	if n != 10 || err != nil {
+		t.Fatalf("copy: %d %v", n, err)
+	}
+	if !strings.Contains(b.String(), "10 B/10 B") {
+		t.Errorf("render %q lacks the byte count", b.String())
+	}
+}
+
+func TestFormatBytes(t *testing.T) {
+	for _, tc := range []struct {
+		n    int64
+		want string
+	}{{0, "0 B"}, {1023, "1023 B"}, {1024, "1.0 KiB"}, {1536, "1.5 KiB"}, {5 << 30, "5.0 GiB"}} {
+		if got := formatBytes(tc.n); got != tc.want {
+			t.Errorf("formatBytes(%d) = %q, want %q", tc.n, got, tc.want)
+		}
+	}
+}
+
+func ExampleBar() {
+	// A fixed clock makes the output reproducible; real code omits Clock.
+	now := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	b := New(os.Stdout, "epoch 1", 3, Terminal(false), Clock(func() time.Time { return now }))
+	for i := 0; i < 3; i++ {
+		now = now.Add(time.Second)
+		b.Add(1)
+	}
+	b.SetFloat("loss", 0.42)
+	b.Finish()
+	// Output: epoch 1  [====================] 100% 3/3  1/s  in 3s  loss=0.42
+}
