@@ -1,0 +1,256 @@
+package topictree
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/gtformer/gtformer/tensor"
+)
+
+// ShareAccumulator computes the paper's word share of each topic over the
+// training documents, s_t = Σ_i |d_i| θ_it / Σ_i |d_i|, batch by batch.
+type ShareAccumulator struct {
+	num   []float64 // (T) Σ_i |d_i| θ_it
+	words float64   // Σ_i |d_i|
+}
+
+// NewShareAccumulator returns an empty accumulator for a tree of T topics.
+func NewShareAccumulator(T int) *ShareAccumulator {
+	return &ShareAccumulator{num: make([]float64, T)}
+}
+
+// Add accumulates a batch: theta (B,T) with columns in dense row order and
+// lengths[i] = |d_i|, the number of words of document i. It panics on shape
+// mismatches or negative lengths (programmer errors).
+func (a *ShareAccumulator) Add(theta *tensor.Tensor, lengths []int) {
+	T := len(a.num)
+	if len(theta.Shape) != 2 || theta.Shape[1] != T || theta.Shape[0] != len(lengths) {
+		panic(fmt.Sprintf("topictree: ShareAccumulator.Add: theta %v with %d lengths, want (%d,%d)", theta.Shape, len(lengths), len(lengths), T))
+	}
+	for i, n := range lengths {
+		if n < 0 {
+			panic(fmt.Sprintf("topictree: ShareAccumulator.Add: negative length %d", n))
+		}
+		if n == 0 {
+			continue
+		}
+		w := float64(n)
+		a.words += w
+		for t, v := range theta.Data[i*T : (i+1)*T] {
+			a.num[t] += w * float64(v)
+		}
+	}
+}
+
+// Words is Σ_i |d_i| so far.
+func (a *ShareAccumulator) Words() float64 { return a.words }
+
+// Shares returns s (T), indexed by dense row. It fails when no words were
+// accumulated (s would be undefined, and all-zero shares would prune every
+// topic).
+func (a *ShareAccumulator) Shares() ([]float64, error) {
+	if a.words == 0 {
+		return nil, errors.New("topictree: topic shares: no words accumulated")
+	}
+	s := make([]float64, len(a.num))
+	for t, v := range a.num {
+		s[t] = v / a.words
+	}
+	return s, nil
+}
+
+// Reset clears the accumulator for the next pass.
+func (a *ShareAccumulator) Reset() {
+	clear(a.num)
+	a.words = 0
+}
+
+// UpdateOptions are the growth and pruning thresholds.
+type UpdateOptions struct {
+	Add   float64 // s_add: a non-leaf topic with s_t > Add gets one new child
+	Prune float64 // s_prune: a non-root topic whose subtree mass < Prune is removed with its subtree
+	// GrowLeaves lets a leaf with s_t > Add get a first child (if the depth
+	// limit allows). Off by default, as in the paper, whose rule adds
+	// children only to non-leaf topics: then no topic ever gets deeper than
+	// the initial tree, and depth only shrinks (by pruning). With
+	// GrowLeaves the tree can deepen up to Limits.MaxDepth.
+	GrowLeaves bool
+}
+
+// DefaultUpdateOptions are the paper's thresholds, s_add = s_prune = 0.05.
+var DefaultUpdateOptions = UpdateOptions{Add: 0.05, Prune: 0.05}
+
+// ChangeOp says what a Change did.
+type ChangeOp string
+
+// Change operations.
+const (
+	Added   ChangeOp = "add"
+	Removed ChangeOp = "remove"
+)
+
+// Change records one topic added or removed by Update, for logs and for
+// adding or dropping per-topic parameters.
+type Change struct {
+	Op     ChangeOp
+	ID     int // the topic added or removed
+	Parent int // its parent's id
+	Level  int
+	// Share is what triggered the change: the parent's s_t for an add, the
+	// removed topic's subtree mass for a remove.
+	Share float64
+}
+
+func (c Change) String() string {
+	if c.Op == Added {
+		return fmt.Sprintf("add topic %d under %d (level %d; parent share %.4f)", c.ID, c.Parent, c.Level, c.Share)
+	}
+	return fmt.Sprintf("remove topic %d from %d (level %d; subtree share %.4f)", c.ID, c.Parent, c.Level, c.Share)
+}
+
+// UpdateResult describes what Update changed.
+type UpdateResult struct {
+	// Changes lists removals first (in old row order, each pruned subtree's
+	// topics individually), then additions (in the order of their parents'
+	// old rows).
+	Changes []Change
+	// RowMap maps each old dense row to its new row, -1 if removed.
+	RowMap []int
+	// OldRow maps each new dense row to its old row, -1 for an added topic.
+	OldRow []int
+}
+
+// Changed reports whether the tree changed.
+func (r UpdateResult) Changed() bool { return len(r.Changes) > 0 }
+
+// RemapRows returns the per-topic matrix old (oldT rows × cols, row-major) in
+// the new row order: kept rows are copied and added topics' rows are left
+// zero, for the caller to initialise (their new rows are where OldRow is -1).
+func (r UpdateResult) RemapRows(old []float32, cols int) []float32 {
+	if len(old) != len(r.RowMap)*cols {
+		panic(fmt.Sprintf("topictree: RemapRows: %d values for %d rows of %d", len(old), len(r.RowMap), cols))
+	}
+	out := make([]float32, len(r.OldRow)*cols)
+	for nr, or := range r.OldRow {
+		if or >= 0 {
+			copy(out[nr*cols:(nr+1)*cols], old[or*cols:(or+1)*cols])
+		}
+	}
+	return out
+}
+
+// Update grows and prunes the tree from the topic shares s (T, by current
+// dense row, as from ShareAccumulator), following the paper's section 4.3.
+//
+// One update applies both rules, prune first, then add on the pruned tree,
+// with every decision taken on the shares measured on the current tree:
+//
+//  1. Prune: every non-root topic whose subtree mass (s_t plus the s of all
+//     its descendants) is below opt.Prune is removed together with its
+//     subtree. (Masses shrink going down, so a removed topic's descendants
+//     qualify too.) A parent left without children becomes a leaf.
+//  2. Add: every surviving topic that is not a leaf of the pruned tree and
+//     has s_t > opt.Add gets one new child, appended as its last sibling,
+//     unless it already has Limits.MaxChildren children. With
+//     opt.GrowLeaves, a leaf with s_t > opt.Add gets a first child if its
+//     level + 1 is below Limits.MaxDepth. A topic that lost all its
+//     children in step 1 is a leaf by then, so it gets a new child only
+//     with GrowLeaves: step 1 judged its old children too small, and the
+//     paper grows only non-leaf topics.
+//
+// Pruning first means a topic's new child is never pruned in the same
+// update (it has no share yet), and the limits are checked against the tree
+// that the new child joins. New topics get fresh ids above every id used
+// before. Tables are rebuilt once at the end. s must have one finite,
+// non-negative value per topic; on error the tree is unchanged.
+func (t *Tree) Update(s []float64, opt UpdateOptions) (UpdateResult, error) {
+	tb := t.tab
+	if len(s) != tb.T {
+		return UpdateResult{}, fmt.Errorf("topictree: update: %d shares for %d topics", len(s), tb.T)
+	}
+	for r, v := range s {
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			return UpdateResult{}, fmt.Errorf("topictree: update: share of topic %d is %v", tb.ID[r], v)
+		}
+	}
+	if math.IsNaN(opt.Add) || math.IsNaN(opt.Prune) || opt.Add < 0 || opt.Prune < 0 {
+		return UpdateResult{}, fmt.Errorf("topictree: update: thresholds add %v, prune %v must be non-negative", opt.Add, opt.Prune)
+	}
+
+	// Subtree masses, children before parents (reverse dense order).
+	mass := append([]float64(nil), s...)
+	for r := tb.T - 1; r >= 1; r-- {
+		mass[tb.Parent[r]] += mass[r]
+	}
+
+	var res UpdateResult
+	oldRow := make(map[int]int, tb.T)
+	for r, id := range tb.ID {
+		oldRow[id] = r
+	}
+
+	// 1. Prune. In dense order a removed topic's ancestors come first, so
+	// checking "parent still present" finds the top of each pruned subtree.
+	removed := make([]bool, tb.T)
+	for r := 1; r < tb.T; r++ {
+		if removed[tb.Parent[r]] {
+			removed[r] = true
+		} else if mass[r] < opt.Prune {
+			removed[r] = true
+			t.detach(tb.ID[r])
+		}
+	}
+	for r := 1; r < tb.T; r++ {
+		if removed[r] {
+			res.Changes = append(res.Changes, Change{Op: Removed, ID: tb.ID[r], Parent: tb.ID[tb.Parent[r]], Level: int(tb.Level[r]), Share: mass[r]})
+		}
+	}
+
+	// 2. Add, on the pruned tree, in old row order.
+	for r := range tb.T {
+		if removed[r] || !(s[r] > opt.Add) {
+			continue
+		}
+		id := tb.ID[r]
+		n := t.nodes[id]
+		if len(n.children) == 0 && (!opt.GrowLeaves || n.level+1 >= t.lim.MaxDepth) {
+			continue
+		}
+		if len(n.children) >= t.lim.MaxChildren {
+			continue
+		}
+		c := t.attach(id)
+		res.Changes = append(res.Changes, Change{Op: Added, ID: c, Parent: id, Level: n.level + 1, Share: s[r]})
+	}
+
+	if !res.Changed() {
+		res.RowMap = identity(tb.T)
+		res.OldRow = identity(tb.T)
+		return res, nil
+	}
+	t.rebuild()
+	res.RowMap = make([]int, tb.T)
+	for r := range res.RowMap {
+		res.RowMap[r] = -1
+	}
+	res.OldRow = make([]int, t.tab.T)
+	for nr, id := range t.tab.ID {
+		or, ok := oldRow[id]
+		if !ok {
+			res.OldRow[nr] = -1
+			continue
+		}
+		res.OldRow[nr] = or
+		res.RowMap[or] = nr
+	}
+	return res, nil
+}
+
+func identity(n int) []int {
+	m := make([]int, n)
+	for i := range m {
+		m[i] = i
+	}
+	return m
+}
