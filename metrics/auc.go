@@ -71,7 +71,7 @@ func NegSqEuclidean(x []float32, dim int) ScoreFunc {
 		panic(fmt.Sprintf("metrics: NegSqEuclidean: dim %d does not divide %d", dim, len(x)))
 	}
 	return func(i, j int32) float64 {
-		a, b := x[int(i)*dim:int(i+1)*dim], x[int(j)*dim:int(j+1)*dim][:dim]
+		a, b := x[int(i)*dim:int(i+1)*dim], x[int(j)*dim : int(j+1)*dim][:dim]
 		var s float64
 		for c, v := range a {
 			d := float64(v) - float64(b[c])
@@ -95,7 +95,7 @@ func Cosine(x []float32, dim int) ScoreFunc {
 		if norm[i] == 0 || norm[j] == 0 {
 			return 0
 		}
-		a, b := x[int(i)*dim:int(i+1)*dim], x[int(j)*dim:int(j+1)*dim][:dim]
+		a, b := x[int(i)*dim:int(i+1)*dim], x[int(j)*dim : int(j+1)*dim][:dim]
 		var s float64
 		for c, v := range a {
 			s += float64(v) * float64(b[c])
