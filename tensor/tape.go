@@ -10,15 +10,30 @@ type Tape struct {
 	NoGrad bool
 
 	nodes []node
-	arena []*Tensor // arena[cursor:] are free for reuse
+	arena []*Tensor // arena[cur:] are free for reuse
 	cur   int
 }
 
 // node is one recorded op: backward reads out.Grad and accumulates into the
 // inputs' Grad.
+//
+// Ops of this package store a plain function pointer bw plus their operands
+// in the node's fields instead of a closure: a top-level function value does
+// not allocate, a capturing closure does, and a training step records
+// hundreds of ops. Ops from other packages use Record and a closure (fn).
 type node struct {
-	out      *Tensor
-	backward func()
+	out *Tensor
+	fn  func()      // closure recorded by Record
+	bw  func(*node) // in-package backward; reads the fields below
+	a   *Tensor     // first input
+	b   *Tensor     // second input
+	c   *Tensor     // third input
+	aux *Tensor     // saved intermediate (arena, no grad)
+	i   [4]int      // integer arguments (axis, heads, …)
+	f   [2]float32  // float arguments (scale, bounds, …)
+	ix  []int32     // indices (Gather, CrossEntropy)
+	m   []bool      // masks (Softmax, Attention)
+	xs  []*Tensor   // variadic inputs (Concat); reused storage
 }
 
 // NewTape returns an empty tape.
@@ -27,7 +42,12 @@ func NewTape() *Tape { return &Tape{} }
 // Reset forgets the recorded ops and returns every arena tensor for reuse.
 // Tensors produced since the last Reset become invalid.
 func (tp *Tape) Reset() {
-	clear(tp.nodes) // drop closure references
+	for i := range tp.nodes {
+		n := &tp.nodes[i]
+		xs := n.xs[:0]
+		clear(n.xs)
+		*n = node{xs: xs} // drop references, keep the Concat slice storage
+	}
 	tp.nodes = tp.nodes[:0]
 	tp.cur = 0
 }
@@ -35,6 +55,14 @@ func (tp *Tape) Reset() {
 // Alloc returns a zeroed arena tensor of the given shape. It carries a
 // gradient buffer when grad is true and the tape is recording.
 func (tp *Tape) Alloc(grad bool, shape ...int) *Tensor {
+	t := tp.alloc(grad, shape...)
+	clear(t.Data)
+	return t
+}
+
+// alloc is Alloc without zeroing Data, for ops that overwrite every output
+// element: clearing a (64·128, 1024) activation is a full memory pass.
+func (tp *Tape) alloc(grad bool, shape ...int) *Tensor {
 	n := checkShape("Alloc", shape)
 	var t *Tensor
 	if tp.cur < len(tp.arena) {
@@ -50,7 +78,6 @@ func (tp *Tape) Alloc(grad bool, shape ...int) *Tensor {
 		t.Data = make([]float32, n)
 	} else {
 		t.Data = t.Data[:n]
-		clear(t.Data)
 	}
 	if grad && !tp.NoGrad {
 		if cap(t.gradBuf) < n {
@@ -74,6 +101,11 @@ func AnyGrad(inputs ...*Tensor) bool {
 	return false
 }
 
+// anyGrad2 is AnyGrad for two inputs without the variadic slice.
+func anyGrad2(a, b *Tensor) bool {
+	return (a != nil && a.Grad != nil) || (b != nil && b.Grad != nil)
+}
+
 // Record appends an op whose backward closure reads out.Grad and accumulates
 // (+=) into the gradients of the op's inputs that have one. Ops outside this
 // package (the Lorentz maps, fused losses) extend the tape this way. Nothing
@@ -82,7 +114,24 @@ func (tp *Tape) Record(out *Tensor, backward func()) {
 	if tp.NoGrad || out.Grad == nil {
 		return
 	}
-	tp.nodes = append(tp.nodes, node{out: out, backward: backward})
+	tp.nodes = append(tp.nodes, node{out: out, fn: backward})
+}
+
+// push records an in-package op and returns its node for the caller to fill
+// in, or nil when nothing needs recording.
+func (tp *Tape) push(out *Tensor, bw func(*node)) *node {
+	if tp.NoGrad || out.Grad == nil {
+		return nil
+	}
+	if len(tp.nodes) < cap(tp.nodes) {
+		tp.nodes = tp.nodes[:len(tp.nodes)+1]
+		n := &tp.nodes[len(tp.nodes)-1]
+		xs := n.xs[:0]
+		*n = node{out: out, bw: bw, xs: xs}
+		return n
+	}
+	tp.nodes = append(tp.nodes, node{out: out, bw: bw})
+	return &tp.nodes[len(tp.nodes)-1]
 }
 
 // Backward seeds d(loss)/d(loss) = 1 and runs the recorded ops in reverse.
@@ -95,9 +144,7 @@ func (tp *Tape) Backward(loss *Tensor) {
 		return
 	}
 	loss.Grad[0] += 1
-	for i := len(tp.nodes) - 1; i >= 0; i-- {
-		tp.nodes[i].backward()
-	}
+	tp.runBackward()
 }
 
 // BackwardWith seeds out's gradient with seed (added to out.Grad) and runs the
@@ -113,7 +160,16 @@ func (tp *Tape) BackwardWith(out *Tensor, seed []float32) {
 	for i, s := range seed {
 		out.Grad[i] += s
 	}
+	tp.runBackward()
+}
+
+func (tp *Tape) runBackward() {
 	for i := len(tp.nodes) - 1; i >= 0; i-- {
-		tp.nodes[i].backward()
+		n := &tp.nodes[i]
+		if n.bw != nil {
+			n.bw(n)
+		} else {
+			n.fn()
+		}
 	}
 }

@@ -1,0 +1,117 @@
+package tensor
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// Element-wise passes over activations of a few megabytes are bound by memory
+// bandwidth and by transcendental functions (exp in softmax, tanh in GELU);
+// two cores roughly halve them. Small tensors stay on the calling goroutine
+// because a hand-off costs about a microsecond.
+
+// minParallel is the element count below which parallelFor does not split.
+const minParallel = 1 << 14
+
+// job is one parallelFor call shared by the caller and the helper goroutines:
+// each participant repeatedly claims the next chunk until none is left, so a
+// core slowed by other load simply does fewer chunks.
+type job struct {
+	fn    func(lo, hi int)
+	fnw   func(worker, lo, hi int) // parallelForWorker's variant
+	n     int
+	ids   atomic.Int32
+	chunk int
+	next  atomic.Int64
+	wg    sync.WaitGroup
+}
+
+func (j *job) run() {
+	w := int(j.ids.Add(1)) - 1
+	for {
+		lo := int(j.next.Add(int64(j.chunk))) - j.chunk
+		if lo >= j.n {
+			return
+		}
+		if j.fnw != nil {
+			j.fnw(w, lo, min(lo+j.chunk, j.n))
+		} else {
+			j.fn(lo, min(lo+j.chunk, j.n))
+		}
+	}
+}
+
+var (
+	poolOnce sync.Once
+	jobs     chan *job
+	jobPool  = sync.Pool{New: func() any { return new(job) }}
+)
+
+func startWorkers() {
+	jobs = make(chan *job)
+	for range runtime.GOMAXPROCS(0) - 1 {
+		go func() {
+			for j := range jobs {
+				j.run()
+				j.wg.Done()
+			}
+		}()
+	}
+}
+
+// parallelFor calls fn on disjoint ranges [lo,hi) covering [0,n), on up to
+// GOMAXPROCS goroutines when the work is large enough. grain is the smallest
+// range worth a call of its own (in units of n); cost is the work per unit in
+// rough element-operations, so that n·cost < minParallel stays serial.
+// Workers that are busy (nested calls) are skipped rather than waited for,
+// so nesting cannot deadlock.
+func parallelFor(n, grain, cost int, fn func(lo, hi int)) {
+	if runtime.GOMAXPROCS(0) == 1 || n*cost < minParallel || n < 2*grain {
+		if n > 0 {
+			fn(0, n)
+		}
+		return
+	}
+	dispatch(n, grain, fn, nil)
+}
+
+// numWorkers bounds the worker ids parallelForWorker passes, for sizing
+// per-worker scratch space.
+func numWorkers() int { return runtime.GOMAXPROCS(0) }
+
+// parallelForWorker is parallelFor whose fn also receives a worker id in
+// [0, numWorkers()), distinct among concurrent calls of one parallelForWorker,
+// so that fn can use per-worker scratch buffers.
+func parallelForWorker(n, grain, cost int, fn func(worker, lo, hi int)) {
+	if runtime.GOMAXPROCS(0) == 1 || n*cost < minParallel || n < 2*grain {
+		if n > 0 {
+			fn(0, 0, n)
+		}
+		return
+	}
+	dispatch(n, grain, nil, fn)
+}
+
+func dispatch(n, grain int, fn func(lo, hi int), fnw func(w, lo, hi int)) {
+	procs := runtime.GOMAXPROCS(0)
+	poolOnce.Do(startWorkers)
+	j := jobPool.Get().(*job)
+	j.fn, j.fnw, j.n = fn, fnw, n
+	j.ids.Store(0)
+	// About four chunks per core balances load without much claiming.
+	j.chunk = max(grain, (n+4*procs-1)/(4*procs))
+	j.next.Store(0)
+	for range procs - 1 {
+		j.wg.Add(1)
+		select {
+		case jobs <- j:
+		default:
+			j.wg.Done() // no idle worker: do the work ourselves
+		}
+	}
+	j.run()
+	j.wg.Wait()
+	j.fn, j.fnw = nil, nil
+	jobPool.Put(j)
+}
