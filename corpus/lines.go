@@ -1,0 +1,111 @@
+package corpus
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+)
+
+// lineReader yields the lines of a text file without a length limit and
+// without allocating per line: bufio.Scanner would stop at 64 KiB, and a
+// document line of a large corpus can be longer. Lines end in "\n" or
+// "\r\n"; a final line without a newline counts; the empty "line" after a
+// final newline does not.
+type lineReader struct {
+	r    *bufio.Reader
+	long []byte // accumulates a line longer than the bufio buffer
+	line int    // 1-based number of the line last returned
+}
+
+func newLineReader(r io.Reader) *lineReader {
+	return &lineReader{r: bufio.NewReaderSize(r, 256<<10)}
+}
+
+// next returns the next line without its line end, valid until the next
+// call. It returns io.EOF after the last line, or the read error.
+func (lr *lineReader) next() ([]byte, error) {
+	b, err := lr.r.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		lr.long = append(lr.long[:0], b...)
+		for errors.Is(err, bufio.ErrBufferFull) {
+			b, err = lr.r.ReadSlice('\n')
+			lr.long = append(lr.long, b...)
+		}
+		b = lr.long
+	}
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	if err == io.EOF && len(b) == 0 {
+		return nil, io.EOF
+	}
+	lr.line++
+	b = bytes.TrimSuffix(b, []byte{'\n'})
+	b = bytes.TrimSuffix(b, []byte{'\r'})
+	return b, nil
+}
+
+// isSpace reports the field separators of the numeric files: space and tab
+// (a stray '\r' inside a line is reported as part of a bad token).
+func isSpace(c byte) bool { return c == ' ' || c == '\t' }
+
+// fields calls fn for each space- or tab-separated field of line, stopping
+// at the first error.
+func fields(line []byte, fn func(tok []byte) error) error {
+	i := 0
+	for i < len(line) {
+		for i < len(line) && isSpace(line[i]) {
+			i++
+		}
+		j := i
+		for j < len(line) && !isSpace(line[j]) {
+			j++
+		}
+		if j > i {
+			if err := fn(line[i:j]); err != nil {
+				return err
+			}
+		}
+		i = j
+	}
+	return nil
+}
+
+// parseID parses a non-negative decimal integer below limit. It returns
+// (-1, false) for a token that is not a decimal integer and (n, true) with n
+// possibly >= limit (or -1 for a negative or huge number) so the caller can
+// say which is wrong.
+func parseID(tok []byte) (n int64, ok bool) {
+	s := tok
+	neg := false
+	if len(s) > 0 && (s[0] == '-' || s[0] == '+') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	if len(s) == 0 {
+		return -1, false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return -1, false
+		}
+		if n > 1<<40 { // far beyond any int32 id; keep going to validate digits
+			continue
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg && n != 0 {
+		return -n, true
+	}
+	return n, true
+}
+
+// quote shortens a bad token for an error message.
+func quote(tok []byte) string {
+	const max = 40
+	if len(tok) > max {
+		return string(tok[:max]) + "..."
+	}
+	return string(tok)
+}
