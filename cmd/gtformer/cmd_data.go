@@ -1,0 +1,136 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/gtformer/gtformer/corpus"
+)
+
+func init() {
+	register(&command{
+		name:    "data stats",
+		summary: "print a corpus's size, degree and length distributions, and split sizes",
+		run:     runDataStats,
+	})
+	register(&command{
+		name:    "data validate",
+		summary: "check a corpus and report the first problem by file and line",
+		run:     runDataValidate,
+	})
+}
+
+// describe replaces fs's usage with synopsis, a description, and the flags.
+func describe(fs *flag.FlagSet, stderr io.Writer, synopsis, text string) {
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: %s %s\n\n%s\n\nflags:\n", fs.Name(), synopsis, strings.TrimSpace(text))
+		fs.PrintDefaults()
+	}
+}
+
+func runDataStats(args []string, stdout, stderr io.Writer) error {
+	var d dataFlags
+	fs := newFlagSet("data stats", "[--data PATH] [--json]", stderr)
+	d.register(fs)
+	asJSON := fs.Bool("json", false, "print one JSON object instead of text")
+	describe(fs, stderr, "[--data PATH] [--json]", `
+Loads a corpus and prints documents, undirected links, vocabulary size,
+tokens, labels, isolated documents, the degree and length distributions, and
+the split sizes (training documents include the validation documents).`)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q (give the corpus with --data)", fs.Arg(0))
+	}
+	g, err := d.load()
+	if err != nil {
+		return err
+	}
+	s := d.makeSplit(g)
+	st := corpus.ComputeStats(g, s, d.split)
+	if *asJSON {
+		out := struct {
+			Data string `json:"data"`
+			corpus.Stats
+			LabelNames []string `json:"label_names"`
+		}{d.path, st, g.LabelNames}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	return writeStatsText(stdout, d.source(), g, st)
+}
+
+func writeStatsText(w io.Writer, source string, g *corpus.Graph, st corpus.Stats) error {
+	links := "from the input"
+	if st.LinksInduced {
+		links = "induced: tf-idf kNN"
+	}
+	vectors := "none"
+	if st.WordDim > 0 {
+		vectors = fmt.Sprintf("%d-dimensional", st.WordDim)
+	}
+	labels := "none"
+	if st.Labels > 0 {
+		labels = fmt.Sprintf("%d (%s)", st.Labels, strings.Join(g.LabelNames, " | "))
+	}
+	dist := func(d corpus.Distribution) string {
+		return fmt.Sprintf("min %d, p10 %.0f, median %.0f, mean %.2f, p90 %.0f, p99 %.0f, max %d",
+			d.Min, d.P10, d.Median, d.Mean, d.P90, d.P99, d.Max)
+	}
+	rows := [][2]string{
+		{"corpus", fmt.Sprintf("%s (%s)", st.Name, source)},
+		{"documents", fmt.Sprintf("%d (%d isolated, %d empty)", st.Docs, st.IsolatedDocs, st.EmptyDocs)},
+		{"links", fmt.Sprintf("%d undirected (%s)", st.Links, links)},
+		{"vocabulary", fmt.Sprintf("%d words (word vectors: %s)", st.Vocab, vectors)},
+		{"tokens", fmt.Sprint(st.Tokens)},
+		{"labels", labels},
+		{"degree", dist(st.Degree)},
+		{"length", dist(st.Length)},
+		{"split", fmt.Sprintf("%s: %d train (%d of them validation), %d test", st.Split, st.TrainDocs, st.ValidDocs, st.TestDocs)},
+		{"split links", fmt.Sprintf("%d train, %d test (held out), %d test-train; %d test documents without a training neighbour",
+			st.TrainLinks, st.TestLinks, st.CrossLinks, st.TestIsolated)},
+	}
+	for _, r := range rows {
+		if _, err := fmt.Fprintf(w, "%-12s %s\n", r[0], r[1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func runDataValidate(args []string, stdout, stderr io.Writer) error {
+	var d dataFlags
+	fs := newFlagSet("data validate", "[--data PATH]", stderr)
+	d.register(fs)
+	describe(fs, stderr, "[--data PATH]", `
+Reads every file of a corpus and checks it: integer tokens, word ids inside
+the vocabulary, links between existing documents, one label per document,
+a name for every label, word-vector rows of the right width, unique JSON Lines
+ids. Prints OK and a one-line summary, or the first problem as FILE:LINE:
+PROBLEM and exits with status 1.`)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q (give the corpus with --data)", fs.Arg(0))
+	}
+	g, err := d.load()
+	if err != nil {
+		return err
+	}
+	if err := g.Validate(); err != nil {
+		return fmt.Errorf("%s: %w", d.source(), err)
+	}
+	induced := ""
+	if g.LinksInduced {
+		induced = " (induced)"
+	}
+	_, err = fmt.Fprintf(stdout, "OK %s: %d documents, %d links%s, %d words, %d tokens, %d labels\n",
+		d.source(), g.NumDocs(), len(g.Links), induced, len(g.Vocab), g.NumTokens(), g.NumLabels())
+	return err
+}

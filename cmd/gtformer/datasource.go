@@ -1,0 +1,105 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+
+	"github.com/gtformer/gtformer/corpus"
+)
+
+// dataFlags are the flags of every command that reads a corpus (data stats,
+// data validate, and later train, baseline, eval): where the corpus is, how
+// to read it, and how to split it.
+type dataFlags struct {
+	path      string
+	knnLinks  bool
+	knnK      int
+	minDF     int
+	maxDF     float64
+	maxVocab  int
+	split     string
+	splitSeed uint64
+}
+
+// register adds the flags to fs.
+func (d *dataFlags) register(fs *flag.FlagSet) {
+	tok := corpus.DefaultTokenizer()
+	fs.StringVar(&d.path, "data", "", "`PATH` of the corpus: a dataset folder (contents.txt, links.txt, voc.txt, ...) or a .jsonl file of raw text; empty: the built-in synthetic corpus")
+	fs.BoolVar(&d.knnLinks, "knn-links", false, "link a corpus that has no links to its tf-idf nearest neighbours (as the paper did for COVID)")
+	fs.IntVar(&d.knnK, "knn-k", corpus.DefaultKNN, "neighbours per document for --knn-links (κ)")
+	fs.IntVar(&d.minDF, "min-df", tok.MinDF, "JSON Lines: keep words in at least this many documents")
+	fs.Float64Var(&d.maxDF, "max-df", tok.MaxDF, "JSON Lines: drop words in more than this fraction of documents (0: no limit)")
+	fs.IntVar(&d.maxVocab, "max-vocab", tok.MaxVocab, "JSON Lines: keep at most this many words, the most document-frequent (0: no limit)")
+	fs.StringVar(&d.split, "split", "paper", "document split `NAME`: paper (first 80% train, last 10% of those validation, last 20% test) or random")
+	fs.Uint64Var(&d.splitSeed, "split-seed", 1, "seed of --split random")
+}
+
+// options checks the flags and turns them into load options; mistakes are
+// usage errors.
+func (d *dataFlags) options() (corpus.LoadOptions, error) {
+	switch {
+	case d.knnK <= 0:
+		return corpus.LoadOptions{}, usagef("--knn-k must be positive, got %d", d.knnK)
+	case d.minDF < 0:
+		return corpus.LoadOptions{}, usagef("--min-df must not be negative, got %d", d.minDF)
+	case d.maxDF < 0 || d.maxDF > 1:
+		return corpus.LoadOptions{}, usagef("--max-df must be a fraction in (0, 1], or 0 for no limit; got %g", d.maxDF)
+	case d.maxVocab < 0:
+		return corpus.LoadOptions{}, usagef("--max-vocab must not be negative, got %d", d.maxVocab)
+	case d.split != "paper" && d.split != "random":
+		return corpus.LoadOptions{}, usagef("--split must be paper or random, got %q", d.split)
+	}
+	return corpus.LoadOptions{
+		KNNLinks:  d.knnLinks,
+		KNN:       corpus.KNNOptions{K: d.knnK},
+		Tokenizer: corpus.TokenizerOptions{MinDF: d.minDF, MaxDF: d.maxDF, MaxVocab: d.maxVocab},
+	}, nil
+}
+
+// load reads the corpus the flags name.
+func (d *dataFlags) load() (*corpus.Graph, error) {
+	opt, err := d.options()
+	if err != nil {
+		return nil, err
+	}
+	return loadGraph(d.path, opt)
+}
+
+// makeSplit splits g as the flags say.
+func (d *dataFlags) makeSplit(g *corpus.Graph) *corpus.Split {
+	if d.split == "random" {
+		return corpus.RandomSplit(g, d.splitSeed)
+	}
+	return corpus.PaperSplit(g)
+}
+
+// source describes where the corpus comes from, for messages.
+func (d *dataFlags) source() string {
+	if d.path == "" {
+		return "built-in synthetic corpus"
+	}
+	return d.path
+}
+
+// loadGraph is the one place commands get a corpus from: a dataset folder
+// or JSON Lines file at path, or, for an empty path, the built-in synthetic
+// corpus.
+func loadGraph(path string, opt corpus.LoadOptions) (*corpus.Graph, error) {
+	if path != "" {
+		return corpus.Load(path, opt)
+	}
+	g, err := builtinCorpus()
+	if err != nil {
+		return nil, fmt.Errorf("built-in corpus: %w", err)
+	}
+	if opt.KNNLinks && len(g.Links) == 0 {
+		g.SetLinks(corpus.KNNGraph(g, opt.KNN))
+		g.LinksInduced = true
+	}
+	return g, nil
+}
+
+// builtinCorpus is the corpus used when no --data is given.
+func builtinCorpus() (*corpus.Graph, error) {
+	return nil, usagef("--data is required (the built-in synthetic corpus is not available yet)")
+}
