@@ -89,37 +89,45 @@ func newKernel(tab *Tables, hLevel int) *kernel {
 }
 
 // forward fills rem, cond, reach and surv from sigT (T) and sigL (≥ Depth)
-// and writes θ (T) when theta is non-nil.
+// and writes θ (T) when theta is non-nil. Locals resliced to T let the
+// compiler drop most bounds checks in the row loops.
 func (k *kernel) forward(sigT, sigL, theta []float64) {
 	tb := k.tab
-	k.rem[0], k.cond[0], k.reach[0] = 1, 1, 1
-	for t := 1; t < tb.T; t++ {
-		if s := tb.LeftSib[t]; s < 0 {
-			k.rem[t] = 1
-		} else {
-			k.rem[t] = k.rem[s] * (1 - sigT[s])
+	T := tb.T
+	rem, cond, reach := k.rem[:T], k.cond[:T], k.reach[:T]
+	sigT = sigT[:T]
+	left, parent, isLast := tb.LeftSib[:T], tb.Parent[:T], tb.IsLast[:T]
+	rem[0], cond[0], reach[0] = 1, 1, 1
+	for t := 1; t < T; t++ {
+		r := 1.0
+		if s := left[t]; s >= 0 {
+			r = rem[s] * (1 - sigT[s])
 		}
-		if tb.IsLast[t] {
-			k.cond[t] = k.rem[t]
-		} else {
-			k.cond[t] = sigT[t] * k.rem[t]
+		rem[t] = r
+		c := r
+		if !isLast[t] {
+			c *= sigT[t]
 		}
-		k.reach[t] = k.reach[tb.Parent[t]] * k.cond[t]
+		cond[t] = c
+		reach[t] = reach[parent[t]] * c
 	}
-	k.surv[0] = 1
-	for h := 1; h < tb.Depth; h++ {
-		k.surv[h] = k.surv[h-1] * (1 - sigL[h-1])
+	surv := k.surv
+	surv[0] = 1
+	for h := 1; h < len(surv); h++ {
+		surv[h] = surv[h-1] * (1 - sigL[h-1])
 	}
 	if theta == nil {
 		return
 	}
-	for t := range tb.T {
-		l := tb.Level[t]
-		if tb.IsLeaf[t] {
-			theta[t] = k.reach[t] * k.surv[l]
-		} else {
-			theta[t] = k.reach[t] * sigL[l] * k.surv[l]
+	theta = theta[:T]
+	level, isLeaf := tb.Level[:T], tb.IsLeaf[:T]
+	for t := range theta {
+		l := level[t]
+		w := surv[l]
+		if !isLeaf[t] {
+			w *= sigL[l]
 		}
+		theta[t] = reach[t] * w
 	}
 }
 
@@ -127,37 +135,45 @@ func (k *kernel) forward(sigT, sigL, theta []float64) {
 // of Σ_t gTheta_t θ_t; forward must have run on the same inputs.
 func (k *kernel) backward(sigT, sigL, gTheta, gSigT, gSigL []float64) {
 	tb := k.tab
-	clear(k.gRem)
-	clear(k.gSurv)
-	for t := range tb.T {
-		l := tb.Level[t]
+	T := tb.T
+	rem, cond, reach := k.rem[:T], k.cond[:T], k.reach[:T]
+	gRem, gReach := k.gRem[:T], k.gReach[:T]
+	sigT, gTheta, gSigT = sigT[:T], gTheta[:T], gSigT[:T]
+	surv, gSurv := k.surv, k.gSurv
+	level, isLeaf := tb.Level[:T], tb.IsLeaf[:T]
+	left, parent, isLast := tb.LeftSib[:T], tb.Parent[:T], tb.IsLast[:T]
+	clear(gRem)
+	clear(gSurv)
+	for t := range gTheta {
+		l := level[t]
 		g := gTheta[t]
-		if tb.IsLeaf[t] {
-			k.gReach[t] = g * k.surv[l]
-			k.gSurv[l] += g * k.reach[t]
+		if isLeaf[t] {
+			gReach[t] = g * surv[l]
+			gSurv[l] += g * reach[t]
 		} else {
-			k.gReach[t] = g * sigL[l] * k.surv[l]
-			k.gSurv[l] += g * k.reach[t] * sigL[l]
-			gSigL[l] += g * k.reach[t] * k.surv[l]
+			gReach[t] = g * sigL[l] * surv[l]
+			gSurv[l] += g * reach[t] * sigL[l]
+			gSigL[l] += g * reach[t] * surv[l]
 		}
 	}
-	for h := tb.Depth - 2; h >= 0; h-- {
-		gSigL[h] -= k.gSurv[h+1] * k.surv[h]
-		k.gSurv[h] += k.gSurv[h+1] * (1 - sigL[h])
+	for h := len(surv) - 2; h >= 0; h-- {
+		gSigL[h] -= gSurv[h+1] * surv[h]
+		gSurv[h] += gSurv[h+1] * (1 - sigL[h])
 	}
-	for t := tb.T - 1; t >= 1; t-- {
-		q := tb.Parent[t]
-		gCond := k.gReach[t] * k.reach[q]
-		k.gReach[q] += k.gReach[t] * k.cond[t]
-		if tb.IsLast[t] {
-			k.gRem[t] += gCond
+	for t := T - 1; t >= 1; t-- {
+		q := parent[t]
+		gr := gReach[t]
+		gCond := gr * reach[q]
+		gReach[q] += gr * cond[t]
+		if isLast[t] {
+			gRem[t] += gCond
 		} else {
-			gSigT[t] += gCond * k.rem[t]
-			k.gRem[t] += gCond * sigT[t]
+			gSigT[t] += gCond * rem[t]
+			gRem[t] += gCond * sigT[t]
 		}
-		if s := tb.LeftSib[t]; s >= 0 {
-			k.gRem[s] += k.gRem[t] * (1 - sigT[s])
-			gSigT[s] -= k.gRem[t] * k.rem[s]
+		if s := left[t]; s >= 0 {
+			gRem[s] += gRem[t] * (1 - sigT[s])
+			gSigT[s] -= gRem[t] * rem[s]
 		}
 	}
 }
