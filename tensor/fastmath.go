@@ -38,6 +38,9 @@ func exp32(x float32) float32 {
 	r -= fn * expC2
 	z := r * r
 	p := (((((1.9875691500e-4*r+1.3981999507e-3)*r+8.3334519073e-3)*r+4.1665795894e-2)*r+1.6666665459e-1)*r+5.0000001201e-1)*z + r + 1
+	if n > 127 { // 2ⁿ itself overflows although p·2ⁿ does not
+		return p * 2 * math.Float32frombits(uint32(n+126)<<23)
+	}
 	return p * math.Float32frombits(uint32(n+127)<<23)
 }
 

@@ -12,6 +12,8 @@ type Tape struct {
 	nodes []node
 	arena []*Tensor // arena[cur:] are free for reuse
 	cur   int
+	views []*Tensor // Reshape results: share their input's buffers
+	vcur  int
 }
 
 // node is one recorded op: backward reads out.Grad and accumulates into the
@@ -22,18 +24,19 @@ type Tape struct {
 // not allocate, a capturing closure does, and a training step records
 // hundreds of ops. Ops from other packages use Record and a closure (fn).
 type node struct {
-	out *Tensor
-	fn  func()      // closure recorded by Record
-	bw  func(*node) // in-package backward; reads the fields below
-	a   *Tensor     // first input
-	b   *Tensor     // second input
-	c   *Tensor     // third input
-	aux *Tensor     // saved intermediate (arena, no grad)
-	i   [4]int      // integer arguments (axis, heads, …)
-	f   [2]float32  // float arguments (scale, bounds, …)
-	ix  []int32     // indices (Gather, CrossEntropy)
-	m   []bool      // masks (Softmax, Attention)
-	xs  []*Tensor   // variadic inputs (Concat); reused storage
+	out  *Tensor
+	fn   func()      // closure recorded by Record
+	bw   func(*node) // in-package backward; reads the fields below
+	a    *Tensor     // first input
+	b    *Tensor     // second input
+	c    *Tensor     // third input
+	aux  *Tensor     // saved intermediate (arena, no grad)
+	aux2 *Tensor     // per-worker scratch or partial sums
+	i    [4]int      // integer arguments (axis, heads, …)
+	f    [2]float32  // float arguments (scale, bounds, …)
+	ix   []int32     // indices (Gather, CrossEntropy)
+	m    []bool      // masks (Softmax, Attention)
+	xs   []*Tensor   // variadic inputs (Concat); reused storage
 }
 
 // NewTape returns an empty tape.
@@ -50,6 +53,10 @@ func (tp *Tape) Reset() {
 	}
 	tp.nodes = tp.nodes[:0]
 	tp.cur = 0
+	for _, v := range tp.views[:tp.vcur] {
+		v.Data, v.Grad = nil, nil // do not keep old buffers alive
+	}
+	tp.vcur = 0
 }
 
 // Alloc returns a zeroed arena tensor of the given shape. It carries a

@@ -1,0 +1,219 @@
+package tensor
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// LayerNormEps is the ε added to the variance in LayerNorm (BERT's 1e-12 is
+// below float32 resolution for unit-scale inputs; 1e-5 as in PyTorch).
+const LayerNormEps = 1e-5
+
+// LayerNorm normalises each row of x (…,C) to zero mean and unit variance and
+// applies gamma and beta (C); either may be nil (then 1 and 0).
+//
+// Fused: composing it from Mean, Sub, Square, Sqrt, Div, MulRow and AddRow
+// would take seven passes and six intermediate tensors each way; here forward
+// is one pass per row (statistics kept, two floats per row) and backward one.
+//
+//	x̂ = (x − μ)·r, r = 1/√(σ² + ε), y = γ⊙x̂ + β
+//	dβ += Σ_rows dy,  dγ += Σ_rows dy⊙x̂
+//	dx += r·(g − mean(g) − x̂·mean(g⊙x̂)) with g = dy⊙γ
+func (tp *Tape) LayerNorm(x, gamma, beta *Tensor) *Tensor {
+	c, rows := x.Cols(), x.Rows()
+	for _, p := range []*Tensor{gamma, beta} {
+		if p != nil && len(p.Data) != c {
+			panic(fmt.Sprintf("tensor: LayerNorm: parameter %v does not fit %v", p.Shape, x.Shape))
+		}
+	}
+	grad := x.Grad != nil || (gamma != nil && gamma.Grad != nil) || (beta != nil && beta.Grad != nil)
+	y := tp.alloc(grad, x.Shape...)
+	stats := tp.alloc(false, rows, 2) // μ, r per row
+	parallelFor(rows, 8, 4*c, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			xr, yr := x.Data[i*c:(i+1)*c], y.Data[i*c:(i+1)*c]
+			var s float32
+			for _, v := range xr {
+				s += v
+			}
+			mu := s / float32(c)
+			var ss float32
+			for _, v := range xr {
+				d := v - mu
+				ss += d * d
+			}
+			r := float32(1 / math.Sqrt(float64(ss/float32(c))+LayerNormEps))
+			stats.Data[2*i], stats.Data[2*i+1] = mu, r
+			switch {
+			case gamma != nil && beta != nil:
+				g, b := gamma.Data[:c], beta.Data[:c]
+				for j, v := range xr {
+					yr[j] = (v-mu)*r*g[j] + b[j]
+				}
+			default:
+				for j, v := range xr {
+					h := (v - mu) * r
+					if gamma != nil {
+						h *= gamma.Data[j]
+					}
+					if beta != nil {
+						h += beta.Data[j]
+					}
+					yr[j] = h
+				}
+			}
+		}
+	})
+	if nd := tp.push(y, layerNormBackward); nd != nil {
+		nd.a, nd.b, nd.c, nd.aux = x, gamma, beta, stats
+		// Per-worker partial sums of dγ and dβ, merged after the pass.
+		nd.aux2 = tp.alloc(false, numWorkers(), 2*c)
+	}
+	return y
+}
+
+func layerNormBackward(nd *node) {
+	x, gamma, beta, stats, part, y := nd.a, nd.b, nd.c, nd.aux, nd.aux2, nd.out
+	c, rows := x.Cols(), x.Rows()
+	clear(part.Data)
+	parallelForWorker(rows, 8, 8*c, func(w, lo, hi int) {
+		pg, pb := part.Data[w*2*c:w*2*c+c], part.Data[w*2*c+c:(w+1)*2*c]
+		for i := lo; i < hi; i++ {
+			xr, dy := x.Data[i*c:(i+1)*c], y.Grad[i*c:(i+1)*c]
+			mu, r := stats.Data[2*i], stats.Data[2*i+1]
+			var sg, sgx float32
+			for j, g := range dy {
+				xh := (xr[j] - mu) * r
+				pg[j] += g * xh
+				pb[j] += g
+				if gamma != nil {
+					g *= gamma.Data[j]
+				}
+				sg += g
+				sgx += g * xh
+			}
+			if x.Grad == nil {
+				continue
+			}
+			sg /= float32(c)
+			sgx /= float32(c)
+			dx := x.Grad[i*c : (i+1)*c]
+			for j, g := range dy {
+				xh := (xr[j] - mu) * r
+				if gamma != nil {
+					g *= gamma.Data[j]
+				}
+				dx[j] += r * (g - sg - xh*sgx)
+			}
+		}
+	})
+	for w := range part.Shape[0] {
+		if gamma != nil && gamma.Grad != nil {
+			for j, v := range part.Data[w*2*c : w*2*c+c] {
+				gamma.Grad[j] += v
+			}
+		}
+		if beta != nil && beta.Grad != nil {
+			for j, v := range part.Data[w*2*c+c : (w+1)*2*c] {
+				beta.Grad[j] += v
+			}
+		}
+	}
+}
+
+// Dropout zeroes each element with probability p and scales the survivors by
+// 1/(1−p), drawing from rng (so a seeded rng gives the same mask). Callers
+// skip it at inference. The multiplier mask is kept for backward.
+//
+//	y = x⊙m:  dx += dy⊙m,  m ∈ {0, 1/(1−p)}
+func (tp *Tape) Dropout(x *Tensor, p float32, rng *rand.Rand) *Tensor {
+	if p < 0 || p >= 1 {
+		panic(fmt.Sprintf("tensor: Dropout: probability %v outside [0,1) for %v", p, x.Shape))
+	}
+	y := tp.alloc(x.Grad != nil, x.Shape...)
+	m := tp.alloc(false, x.Shape...)
+	keep := 1 / (1 - p)
+	for i := range m.Data { // serial: rng is not safe for concurrent use
+		if rng.Float32() >= p {
+			m.Data[i] = keep
+		} else {
+			m.Data[i] = 0
+		}
+	}
+	for i, v := range x.Data {
+		y.Data[i] = v * m.Data[i]
+	}
+	if nd := tp.push(y, dropoutBackward); nd != nil {
+		nd.a, nd.aux = x, m
+	}
+	return y
+}
+
+func dropoutBackward(nd *node) {
+	x, m, dy := nd.a, nd.aux, nd.out.Grad
+	if x.Grad == nil {
+		return
+	}
+	parallelFor(len(dy), 4096, 1, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			x.Grad[i] += dy[i] * m.Data[i]
+		}
+	})
+}
+
+// BiasGELU returns gelu(x + b) for x (…,C) and b (C): the MLP's first
+// activation after Linear(x, w, nil). Fused because the unfused pair writes
+// and rereads the widest activation of the layer (N×4C) once more each way.
+//
+//	y = gelu(x + b):  d = dy·gelu'(x + b);  dx += d,  db += Σ_rows d
+func (tp *Tape) BiasGELU(x, b *Tensor) *Tensor {
+	c, rows := x.Cols(), x.Rows()
+	if len(b.Data) != c {
+		panic(fmt.Sprintf("tensor: BiasGELU: bias %v does not fit %v", b.Shape, x.Shape))
+	}
+	y := tp.alloc(anyGrad2(x, b), x.Shape...)
+	parallelFor(rows, 8, 12*c, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			xr, yr := x.Data[i*c:(i+1)*c], y.Data[i*c:(i+1)*c]
+			for j, v := range xr {
+				yr[j] = gelu32(v + b.Data[j])
+			}
+		}
+	})
+	if nd := tp.push(y, biasGELUBackward); nd != nil {
+		nd.a, nd.b = x, b
+		nd.aux2 = tp.alloc(false, numWorkers(), c)
+	}
+	return y
+}
+
+func biasGELUBackward(nd *node) {
+	x, b, part, y := nd.a, nd.b, nd.aux2, nd.out
+	c, rows := x.Cols(), x.Rows()
+	clear(part.Data)
+	parallelForWorker(rows, 8, 12*c, func(w, lo, hi int) {
+		pb := part.Data[w*c : (w+1)*c]
+		for i := lo; i < hi; i++ {
+			xr, dy := x.Data[i*c:(i+1)*c], y.Grad[i*c:(i+1)*c]
+			var dx []float32
+			if x.Grad != nil {
+				dx = x.Grad[i*c : (i+1)*c]
+			}
+			for j, g := range dy {
+				d := g * geluGrad32(xr[j]+b.Data[j])
+				pb[j] += d
+				if dx != nil {
+					dx[j] += d
+				}
+			}
+		}
+	})
+	if b.Grad != nil {
+		for w := range part.Shape[0] {
+			for j, v := range part.Data[w*c : (w+1)*c] {
+				b.Grad[j] += v
+			}
+		}
+	}
+}

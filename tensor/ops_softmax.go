@@ -1,0 +1,211 @@
+package tensor
+
+import (
+	"fmt"
+	"math"
+)
+
+// Masks for Softmax and LogSoftmax: nil (no mask) or G×C booleans for x
+// viewed as (Rows, C) with G dividing Rows; row r uses mask row
+// r / (Rows/G), so a (C) mask applies to every row, a (Rows, C) mask to one
+// row each, and a (B, Tk) key-padding mask to attention scores (B,H,Tq,Tk).
+// true means the position takes part; masked positions get probability 0.
+
+func maskRows(op string, x *Tensor, mask []bool) int {
+	if mask == nil {
+		return 0
+	}
+	c, rows := x.Cols(), x.Rows()
+	if len(mask)%c != 0 || len(mask) == 0 || rows%(len(mask)/c) != 0 {
+		panic(fmt.Sprintf("tensor: %s: mask of %d values does not fit %v", op, len(mask), x.Shape))
+	}
+	return rows / (len(mask) / c) // rows per mask row
+}
+
+// softmaxRow writes the (masked) softmax of x into y and returns the log of
+// the normaliser plus the max (log Σ exp x), for LogSoftmax.
+func softmaxRow(y, x []float32, m []bool) float32 {
+	mx := float32(math.Inf(-1))
+	for j, v := range x {
+		if (m == nil || m[j]) && v > mx {
+			mx = v
+		}
+	}
+	if math.IsInf(float64(mx), -1) { // every position masked
+		clear(y)
+		return mx
+	}
+	var s float32
+	for j, v := range x {
+		if m != nil && !m[j] {
+			y[j] = 0
+			continue
+		}
+		e := exp32(v - mx)
+		y[j] = e
+		s += e
+	}
+	inv := 1 / s
+	for j := range y {
+		y[j] *= inv
+	}
+	return mx + float32(math.Log(float64(s)))
+}
+
+// Softmax returns the softmax of x over its last axis, with an optional mask
+// (see above).
+//
+//	y = softmax(x):  dx = y ⊙ (dy − Σⱼ dyⱼ·yⱼ)
+func (tp *Tape) Softmax(x *Tensor, mask []bool) *Tensor {
+	per := maskRows("Softmax", x, mask)
+	y := tp.alloc(x.Grad != nil, x.Shape...)
+	c := x.Cols()
+	parallelFor(x.Rows(), 4, 8*c, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			softmaxRow(y.Data[r*c:(r+1)*c], x.Data[r*c:(r+1)*c], maskRow(mask, per, r, c))
+		}
+	})
+	if nd := tp.push(y, softmaxBackward); nd != nil {
+		nd.a = x
+	}
+	return y
+}
+
+func maskRow(mask []bool, per, r, c int) []bool {
+	if mask == nil {
+		return nil
+	}
+	g := r / per
+	return mask[g*c : (g+1)*c]
+}
+
+func softmaxBackward(nd *node) {
+	x, y := nd.a, nd.out
+	if x.Grad == nil {
+		return
+	}
+	c := x.Cols()
+	parallelFor(x.Rows(), 4, 2*c, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			yr, dy, dx := y.Data[r*c:(r+1)*c], y.Grad[r*c:(r+1)*c], x.Grad[r*c:(r+1)*c]
+			var s float32
+			for j, g := range dy {
+				s += g * yr[j]
+			}
+			for j, g := range dy {
+				dx[j] += yr[j] * (g - s) // masked: yr = 0, no gradient
+			}
+		}
+	})
+}
+
+// LogSoftmax returns log softmax(x) over the last axis with an optional mask;
+// masked positions hold -Inf and receive no gradient. Computed directly as
+// x − log Σ exp x rather than Log(Softmax(x)), which would lose precision for
+// small probabilities.
+//
+//	y = x − logΣexp(x):  dx = dy − softmax(x)·Σⱼ dyⱼ
+func (tp *Tape) LogSoftmax(x *Tensor, mask []bool) *Tensor {
+	per := maskRows("LogSoftmax", x, mask)
+	y := tp.alloc(x.Grad != nil, x.Shape...)
+	c := x.Cols()
+	negInf := float32(math.Inf(-1))
+	parallelFor(x.Rows(), 4, 8*c, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			xr, yr := x.Data[r*c:(r+1)*c], y.Data[r*c:(r+1)*c]
+			m := maskRow(mask, per, r, c)
+			lse := softmaxRow(yr, xr, m) // yr is scratch here
+			for j, v := range xr {
+				if m != nil && !m[j] {
+					yr[j] = negInf
+				} else {
+					yr[j] = v - lse
+				}
+			}
+		}
+	})
+	if nd := tp.push(y, logSoftmaxBackward); nd != nil {
+		nd.a = x
+	}
+	return y
+}
+
+func logSoftmaxBackward(nd *node) {
+	x, y := nd.a, nd.out
+	if x.Grad == nil {
+		return
+	}
+	c := x.Cols()
+	parallelFor(x.Rows(), 4, 8*c, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			yr, dy, dx := y.Data[r*c:(r+1)*c], y.Grad[r*c:(r+1)*c], x.Grad[r*c:(r+1)*c]
+			var s float32
+			for j, g := range dy {
+				if !math.IsInf(float64(yr[j]), -1) {
+					s += g
+				}
+			}
+			for j, g := range dy {
+				if !math.IsInf(float64(yr[j]), -1) {
+					dx[j] += g - exp32(yr[j])*s
+				}
+			}
+		}
+	})
+}
+
+// CrossEntropy returns the mean over rows of −log softmax(logits)[target] for
+// logits (N,V) and targets (N); a negative target marks a row to ignore
+// (padding), and the mean is over the remaining rows. Fused: the softmax
+// kept for backward is the whole gradient, (p − onehot)/n, so no
+// log-probability tensor is materialised. targets must stay unchanged until
+// Backward has run.
+//
+//	L = −(1/n) Σᵢ log pᵢ[tᵢ]:  dlogitsᵢ += dL·(pᵢ − e_{tᵢ})/n
+func (tp *Tape) CrossEntropy(logits *Tensor, targets []int32) *Tensor {
+	v, n := logits.Cols(), logits.Rows()
+	if len(targets) != n {
+		panic(fmt.Sprintf("tensor: CrossEntropy: %d targets for logits %v", len(targets), logits.Shape))
+	}
+	p := tp.alloc(false, n, v)
+	y := tp.alloc(logits.Grad != nil, 1)
+	var loss float64
+	count := 0
+	for i, t := range targets {
+		if int(t) >= v {
+			panic(fmt.Sprintf("tensor: CrossEntropy: target %d outside logits %v", t, logits.Shape))
+		}
+		lse := softmaxRow(p.Data[i*v:(i+1)*v], logits.Data[i*v:(i+1)*v], nil)
+		if t < 0 {
+			continue
+		}
+		loss += float64(lse - logits.Data[i*v+int(t)])
+		count++
+	}
+	if count > 0 {
+		y.Data[0] = float32(loss / float64(count))
+	}
+	if nd := tp.push(y, crossEntropyBackward); nd != nil {
+		nd.a, nd.aux, nd.ix, nd.i[0] = logits, p, targets, count
+	}
+	return y
+}
+
+func crossEntropyBackward(nd *node) {
+	x, p, count := nd.a, nd.aux, nd.i[0]
+	if x.Grad == nil || count == 0 {
+		return
+	}
+	v := x.Cols()
+	g := nd.out.Grad[0] / float32(count)
+	for i, t := range nd.ix {
+		if t < 0 {
+			continue
+		}
+		dx, pr := x.Grad[i*v:(i+1)*v], p.Data[i*v:(i+1)*v]
+		for j, q := range pr {
+			dx[j] += g * q
+		}
+		dx[t] -= g
+	}
+}

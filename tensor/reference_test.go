@@ -1,0 +1,257 @@
+package tensor
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+)
+
+// Fast kernels against naive float64 reference loops.
+
+func closeRel(t *testing.T, what string, got []float32, want []float64, tol float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d values, want %d", what, len(got), len(want))
+	}
+	for i := range got {
+		if d := math.Abs(float64(got[i]) - want[i]); d > tol*math.Max(1, math.Abs(want[i])) || math.IsNaN(d) {
+			t.Fatalf("%s: element %d = %v, want %v", what, i, got[i], want[i])
+		}
+	}
+}
+
+func randTensor(rng *rand.Rand, shape ...int) *Tensor {
+	x := New(shape...)
+	for i := range x.Data {
+		x.Data[i] = float32(rng.NormFloat64())
+	}
+	return x
+}
+
+func TestMatMulReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	tp := NewTape()
+	// Large enough for gonum's blocked, parallel path and OpenBLAS's kernels.
+	for _, d := range [][3]int{{1, 1, 1}, {7, 5, 3}, {130, 70, 65}, {64, 300, 129}} {
+		m, k, n := d[0], d[1], d[2]
+		for _, tA := range []bool{false, true} {
+			for _, tB := range []bool{false, true} {
+				a, b := randTensor(rng, m, k), randTensor(rng, k, n)
+				if tA {
+					a = randTensor(rng, k, m)
+				}
+				if tB {
+					b = randTensor(rng, n, k)
+				}
+				at := func(i, l int) float64 {
+					if tA {
+						return float64(a.Data[l*m+i])
+					}
+					return float64(a.Data[i*k+l])
+				}
+				bt := func(l, j int) float64 {
+					if tB {
+						return float64(b.Data[j*k+l])
+					}
+					return float64(b.Data[l*n+j])
+				}
+				want := make([]float64, m*n)
+				for i := range m {
+					for j := range n {
+						for l := range k {
+							want[i*n+j] += at(i, l) * bt(l, j)
+						}
+					}
+				}
+				y := tp.MatMul(a, b, tA, tB)
+				closeRel(t, fmt.Sprintf("MatMul %v tA=%v tB=%v", d, tA, tB), y.Data, want, 1e-4*math.Sqrt(float64(k)))
+			}
+		}
+	}
+}
+
+func TestAttentionReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	bs, tq, tk, heads, c := 3, 5, 7, 2, 8
+	q, k, v := randTensor(rng, bs, tq, c), randTensor(rng, bs, tk, c), randTensor(rng, bs, tk, c)
+	mask := make([]bool, bs*tk)
+	for i := range mask {
+		mask[i] = rng.IntN(4) != 0
+	}
+	mask[tk] = true // batch 1 keeps at least one key
+	for i := range tk {
+		mask[2*tk+i] = false // batch 2: every key masked → zeros
+	}
+	got := NewTape().Attention(q, k, v, heads, mask)
+	d := c / heads
+	want := make([]float64, bs*tq*c)
+	for b := range bs {
+		for h := range heads {
+			for i := range tq {
+				s := make([]float64, tk)
+				mx := math.Inf(-1)
+				for j := range tk {
+					if !mask[b*tk+j] {
+						continue
+					}
+					for l := range d {
+						s[j] += float64(q.Data[(b*tq+i)*c+h*d+l]) * float64(k.Data[(b*tk+j)*c+h*d+l])
+					}
+					s[j] /= math.Sqrt(float64(d))
+					mx = math.Max(mx, s[j])
+				}
+				var z float64
+				for j := range tk {
+					if mask[b*tk+j] {
+						s[j] = math.Exp(s[j] - mx)
+						z += s[j]
+					} else {
+						s[j] = 0
+					}
+				}
+				for j := range tk {
+					if z > 0 {
+						s[j] /= z
+					}
+					for l := range d {
+						want[(b*tq+i)*c+h*d+l] += s[j] * float64(v.Data[(b*tk+j)*c+h*d+l])
+					}
+				}
+			}
+		}
+	}
+	closeRel(t, "Attention", got.Data, want, 1e-5)
+}
+
+func TestLayerNormReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	rows, c := 37, 19
+	x, g, b := randTensor(rng, rows, c), randTensor(rng, c), randTensor(rng, c)
+	for i := range x.Data {
+		x.Data[i] = 3 + 5*x.Data[i] // offset and spread: exercises the centring
+	}
+	got := NewTape().LayerNorm(x, g, b)
+	want := make([]float64, rows*c)
+	for i := range rows {
+		var mu, v float64
+		for j := range c {
+			mu += float64(x.Data[i*c+j])
+		}
+		mu /= float64(c)
+		for j := range c {
+			d := float64(x.Data[i*c+j]) - mu
+			v += d * d
+		}
+		v /= float64(c)
+		for j := range c {
+			want[i*c+j] = (float64(x.Data[i*c+j])-mu)/math.Sqrt(v+LayerNormEps)*float64(g.Data[j]) + float64(b.Data[j])
+		}
+	}
+	closeRel(t, "LayerNorm", got.Data, want, 1e-5)
+}
+
+func TestFastMath(t *testing.T) {
+	for x := -90.0; x <= 88.7; x += 0.01 { // e^88.73 overflows float32
+		want := math.Exp(x)
+		if got := float64(exp32(float32(x))); math.Abs(got-math.Exp(float64(float32(x)))) > 4e-7*want && want > 1e-37 {
+			t.Fatalf("exp32(%v) = %v, want %v", x, got, want)
+		}
+	}
+	for x := -12.0; x <= 12; x += 0.001 {
+		xf := float64(float32(x))
+		if got, want := float64(tanh32(float32(x))), math.Tanh(xf); math.Abs(got-want) > 3e-7*math.Max(math.Abs(want), 1e-30)+1e-9 {
+			t.Fatalf("tanh32(%v) = %v, want %v", x, got, want)
+		}
+		u := math.Sqrt(2/math.Pi) * (xf + 0.044715*xf*xf*xf)
+		if got, want := float64(gelu32(float32(x))), 0.5*xf*(1+math.Tanh(u)); math.Abs(got-want) > 1e-6*math.Max(1, math.Abs(want)) {
+			t.Fatalf("gelu32(%v) = %v, want %v", x, got, want)
+		}
+	}
+	if v := exp32(float32(math.NaN())); v == v {
+		t.Errorf("exp32(NaN) = %v", v)
+	}
+	if v := exp32(100); !math.IsInf(float64(v), 1) {
+		t.Errorf("exp32(100) = %v", v)
+	}
+}
+
+func TestSoftmaxRowsSumToOne(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	x := randTensor(rng, 50, 33)
+	for i := range x.Data {
+		x.Data[i] *= 30 // large logits: the max shift must keep exp finite
+	}
+	y := NewTape().Softmax(x, nil)
+	for r := range 50 {
+		var s float64
+		for _, v := range y.Row(r) {
+			s += float64(v)
+		}
+		if math.Abs(s-1) > 1e-5 {
+			t.Fatalf("row %d sums to %v", r, s)
+		}
+	}
+}
+
+func TestShapePanics(t *testing.T) {
+	tp := NewTape()
+	for _, c := range []struct {
+		name string
+		f    func()
+	}{
+		{"Add", func() { tp.Add(New(2, 3), New(3, 2)) }},
+		{"MatMul", func() { tp.MatMul(New(2, 3), New(2, 3), false, false) }},
+		{"Linear", func() { tp.Linear(New(2, 3), New(4, 2), nil) }},
+		{"AddRow", func() { tp.AddRow(New(2, 3), New(2)) }},
+		{"AddCol", func() { tp.AddCol(New(2, 3), New(3)) }},
+		{"Attention", func() { tp.Attention(New(1, 2, 4), New(1, 3, 4), New(1, 3, 4), 3, nil) }},
+		{"Reshape", func() { tp.Reshape(New(2, 3), 4) }},
+	} {
+		func() {
+			defer func() {
+				r := recover()
+				if msg, ok := r.(string); !ok || len(msg) < len("tensor: ") || msg[:8] != "tensor: " {
+					t.Errorf("%s: panic %v, want a tensor: message", c.name, r)
+				}
+			}()
+			c.f()
+		}()
+	}
+}
+
+// TestTapeReuseNoAlloc runs the same step repeatedly on one tape and checks
+// that, once warm, no tensor storage is allocated: what remains are the
+// closures handed to the parallel helper (a few dozen bytes per op), so the
+// bytes per step must stay far below one activation (64×64 floats = 16 KB).
+func TestTapeReuseNoAlloc(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	w := randParam(rng, -1, 1, 64, 64)
+	b := randParam(rng, -1, 1, 64)
+	g := randParam(rng, -1, 1, 64)
+	x := randTensor(rng, 64, 64)
+	targets := make([]int32, 64)
+	tp := NewTape()
+	step := func() {
+		tp.Reset()
+		h := tp.LayerNorm(tp.Tanh(tp.Linear(x, w, b)), g, nil)
+		h = tp.BiasGELU(tp.Attention(tp.Reshape(h, 4, 16, 64), tp.Reshape(h, 4, 16, 64), tp.Reshape(h, 4, 16, 64), 4, nil), b)
+		tp.Backward(tp.CrossEntropy(tp.Reshape(h, 64, 64), targets))
+	}
+	step()
+	step()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	const runs = 20
+	for range runs {
+		step()
+	}
+	runtime.ReadMemStats(&after)
+	if perStep := (after.TotalAlloc - before.TotalAlloc) / runs; perStep > 2048 {
+		t.Errorf("steady-state step allocates %d bytes, want < 2048", perStep)
+	}
+	if n := testing.AllocsPerRun(5, step); n > 30 {
+		t.Errorf("steady-state step makes %v allocations, want at most 30", n)
+	}
+}
