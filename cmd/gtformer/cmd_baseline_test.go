@@ -1,0 +1,103 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gtformer/gtformer/internal/shared"
+)
+
+// TestBaselineCommandCOVID runs the cheapest shared dataset through the
+// command and checks the JSON against DESIGN.md's tf-idf row for COVID
+// (Micro-F1 82.7, AUC 99.7, ±0.5), and that glove-graph is skipped under
+// "all" because COVID ships no word vectors.
+func TestBaselineCommandCOVID(t *testing.T) {
+	dir := shared.Dataset(t, "covid")
+	code, out, errs := runCmd("baseline", "--data", dir, "--method", "tfidf", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rep baselineReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, out)
+	}
+	if rep.Split.Train != 1200 || rep.Split.Valid != 120 || rep.Split.Test != 300 || rep.Split.TestLinks != 232 || rep.K != 5 {
+		t.Errorf("split/k = %+v, k %d", rep.Split, rep.K)
+	}
+	if len(rep.Results) != 1 || rep.Results[0].Method != "tfidf" {
+		t.Fatalf("results = %+v, want one tfidf row", rep.Results)
+	}
+	r := rep.Results[0]
+	if r.MicroF1 == nil || math.Abs(*r.MicroF1-82.7) > 0.5 || r.LinkAUC == nil || math.Abs(*r.LinkAUC-99.7) > 0.5 {
+		t.Errorf("tfidf on COVID: %+v, want Micro-F1 82.7, AUC 99.7", r)
+	}
+
+	// Explicitly asking for glove-graph on a corpus without vectors fails.
+	code, _, errs = runCmd("baseline", "--data", dir, "--method", "glove-graph")
+	if code != 1 || !strings.Contains(errs, "no word vectors") {
+		t.Errorf("glove-graph on COVID: exit %d, %q; want exit 1 naming the missing vectors", code, errs)
+	}
+}
+
+// TestBaselineCommandUnlabelled checks the table on a tiny corpus written
+// here without labels and with a single held-out link: scores that cannot be
+// computed print as "-" (no crash, no NaN), and glove-graph is listed as
+// skipped under --method all.
+func TestBaselineCommandUnlabelled(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"voc.txt": "graph\nnode\ntopic\nword\n",
+		// Ten documents; PaperSplit tests on 8 and 9.
+		"contents.txt": "0 1\n0 1 1\n2 3\n2 3 3\n0 1\n2 3\n0 0 1\n2 2 3\n0 1\n2 3\n",
+		"links.txt":    "0 1\n2 3\n4 6\n5 7\n8 0\n9 2\n8 9\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errs := runCmd("baseline", "--data", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"10 documents", "8 training", "2 test", "1 held-out test links", "tfidf-graph", "skipped glove-graph"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	var tfidfLine string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "tfidf ") {
+			tfidfLine = l
+		}
+	}
+	// Columns: method, Micro-F1, Macro-F1, AUC cosine, ...; test documents 8
+	// (words 0,1) and 9 (words 2,3) share no word, so each ranks the other
+	// (its only candidate and a positive) with no negative: no AUC either.
+	if f := strings.Fields(tfidfLine); len(f) < 6 || f[1] != "-" || f[2] != "-" || f[3] != "-" || f[5] != "0" {
+		t.Errorf("tfidf row = %q, want no F1, no AUC, 0 link documents", tfidfLine)
+	}
+}
+
+func TestBaselineUsage(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"baseline", "--method", "bm25", "--data", "x"}, "unknown baseline method"},
+		{[]string{"baseline", "--k", "0", "--data", "x"}, "--k must be at least 1"},
+		{[]string{"baseline", "--data", "x", "extra"}, "unexpected argument"},
+	} {
+		code, _, errs := runCmd(tc.args...)
+		if code != 2 || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, %q; want exit 2 with %q", tc.args, code, errs, tc.want)
+		}
+	}
+	if code, _, errs := runCmd("baseline", "--data", filepath.Join(t.TempDir(), "missing")); code != 1 || !strings.Contains(errs, "missing") {
+		t.Errorf("missing data: exit %d, %q; want exit 1 naming the path", code, errs)
+	}
+}
