@@ -196,8 +196,20 @@ func (k *kernel) backward(sigT, sigL, gTheta, gSigT, gSigL []float64) {
 // cost O(B·(T + P·Depth)). All three live in tp's arena. tab must be the
 // tables of the tree the σ columns were computed for; the op keeps tab for
 // its backward pass (tables are immutable, so a later tree change is safe).
-// It panics on shape mismatches (programmer errors).
+// It panics on shape mismatches (programmer errors). Use Theta when π and δ
+// are not needed.
 func StickBreak(tp *tensor.Tape, tab *Tables, sigmaTopic, sigmaLevel *tensor.Tensor) (theta, pi, delta *tensor.Tensor) {
+	return stickBreak(tp, tab, sigmaTopic, sigmaLevel, true)
+}
+
+// Theta is StickBreak without the inspection outputs π and δ: the training
+// path, costing O(B·T) and no (B,P,Depth) buffer.
+func Theta(tp *tensor.Tape, tab *Tables, sigmaTopic, sigmaLevel *tensor.Tensor) *tensor.Tensor {
+	theta, _, _ := stickBreak(tp, tab, sigmaTopic, sigmaLevel, false)
+	return theta
+}
+
+func stickBreak(tp *tensor.Tape, tab *Tables, sigmaTopic, sigmaLevel *tensor.Tensor, inspect bool) (theta, pi, delta *tensor.Tensor) {
 	if len(sigmaTopic.Shape) != 2 || sigmaTopic.Shape[1] != tab.T {
 		panic(fmt.Sprintf("topictree: StickBreak: sigmaTopic %v, want (B,%d)", sigmaTopic.Shape, tab.T))
 	}
@@ -207,8 +219,10 @@ func StickBreak(tp *tensor.Tape, tab *Tables, sigmaTopic, sigmaLevel *tensor.Ten
 	}
 	T, P, D, H := tab.T, tab.P, tab.Depth, sigmaLevel.Shape[1]
 	theta = tp.Alloc(tensor.AnyGrad(sigmaTopic, sigmaLevel), B, T)
-	pi = tp.Alloc(false, B, P)
-	delta = tp.Alloc(false, B, P, D)
+	if inspect {
+		pi = tp.Alloc(false, B, P)
+		delta = tp.Alloc(false, B, P, D)
+	}
 	k := newKernel(tab, H)
 	th := k.gSigT // scratch for θ in float64 during forward
 	for b := range B {
@@ -216,6 +230,9 @@ func StickBreak(tp *tensor.Tape, tab *Tables, sigmaTopic, sigmaLevel *tensor.Ten
 		loadRow(k.sigL, sigmaLevel.Data[b*H:(b+1)*H])
 		k.forward(k.sigT, k.sigL, th)
 		storeRow(theta.Data[b*T:(b+1)*T], th)
+		if !inspect {
+			continue
+		}
 		piRow := pi.Data[b*P : (b+1)*P]
 		for p, leaf := range tab.Leaf {
 			piRow[p] = float32(k.reach[leaf])

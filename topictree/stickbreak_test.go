@@ -379,7 +379,52 @@ func TestStickBreakShapePanics(t *testing.T) {
 	}
 }
 
-func benchmarkStickBreak(b *testing.B, depth, branching int) {
+// TestThetaMatchesStickBreak: the training variant gives the same θ and
+// gradients as the full op.
+func TestThetaMatchesStickBreak(t *testing.T) {
+	tab := handDrawn(t).Tables()
+	rng := rand.New(rand.NewPCG(29, 0))
+	mk := func() (*tensor.Tensor, *tensor.Tensor) {
+		sT, sL := tensor.Param("t", 2, tab.T), tensor.Param("l", 2, tab.Depth)
+		for i := range sT.Data {
+			sT.Data[i] = float32(rng.Float64() * 0.5)
+		}
+		for i := range sL.Data {
+			sL.Data[i] = float32(rng.Float64() * 0.5)
+		}
+		return sT, sL
+	}
+	sT1, sL1 := mk()
+	sT2, sL2 := tensor.Param("t", 2, tab.T), tensor.Param("l", 2, tab.Depth)
+	copy(sT2.Data, sT1.Data)
+	copy(sL2.Data, sL1.Data)
+	seed := make([]float32, 2*tab.T)
+	for i := range seed {
+		seed[i] = float32(i%5) - 2
+	}
+	tp1, tp2 := tensor.NewTape(), tensor.NewTape()
+	th1, _, _ := StickBreak(tp1, tab, sT1, sL1)
+	th2 := Theta(tp2, tab, sT2, sL2)
+	tp1.BackwardWith(th1, seed)
+	tp2.BackwardWith(th2, seed)
+	for i := range th1.Data {
+		if th1.Data[i] != th2.Data[i] {
+			t.Fatalf("θ differs at %d", i)
+		}
+	}
+	for i := range sT1.Grad {
+		if sT1.Grad[i] != sT2.Grad[i] {
+			t.Fatalf("σ_topic gradient differs at %d", i)
+		}
+	}
+	for i := range sL1.Grad {
+		if sL1.Grad[i] != sL2.Grad[i] {
+			t.Fatalf("σ_level gradient differs at %d", i)
+		}
+	}
+}
+
+func benchmarkStickBreak(b *testing.B, depth, branching int, inspect bool) {
 	tr, _ := New(depth, branching)
 	tab := tr.Tables()
 	const B = 256
@@ -400,7 +445,12 @@ func benchmarkStickBreak(b *testing.B, depth, branching int) {
 	b.ReportAllocs()
 	for b.Loop() {
 		tp.Reset()
-		theta, _, _ := StickBreak(tp, tab, sT, sL)
+		var theta *tensor.Tensor
+		if inspect {
+			theta, _, _ = StickBreak(tp, tab, sT, sL)
+		} else {
+			theta = Theta(tp, tab, sT, sL)
+		}
 		tp.BackwardWith(theta, seed)
 	}
 }
@@ -408,6 +458,14 @@ func benchmarkStickBreak(b *testing.B, depth, branching int) {
 func BenchmarkStickBreak(b *testing.B) {
 	for _, c := range [][2]int{{3, 3}, {4, 3}} {
 		tr, _ := New(c[0], c[1])
-		b.Run(fmt.Sprintf("B=256/T=%d", tr.Len()), func(b *testing.B) { benchmarkStickBreak(b, c[0], c[1]) })
+		b.Run(fmt.Sprintf("B=256/T=%d", tr.Len()), func(b *testing.B) { benchmarkStickBreak(b, c[0], c[1], true) })
+	}
+}
+
+// BenchmarkTheta is the training path (no π, δ outputs).
+func BenchmarkTheta(b *testing.B) {
+	for _, c := range [][2]int{{3, 3}, {4, 3}} {
+		tr, _ := New(c[0], c[1])
+		b.Run(fmt.Sprintf("B=256/T=%d", tr.Len()), func(b *testing.B) { benchmarkStickBreak(b, c[0], c[1], false) })
 	}
 }
