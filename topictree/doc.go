@@ -22,6 +22,26 @@
 // (root, 3 children, 9 grandchildren) has depth 3. Levels are numbered from 0
 // at the root.
 //
+// # Distributions
+//
+// [StickBreak] (and [Theta], its training variant) maps σ_topic (B,T) and
+// σ_level (B,H) to θ (B,T): stick-breaking over each parent's children in
+// sibling order and over levels, the last child and the last level of each
+// path taking the rest, so π, δ and θ each sum to one per document even when
+// leaves sit at different depths (proof in stickbreak.go). The model computes
+// the tree embedding e_i = exp_o(θ_i · log_o Z) with a matmul θ (B,T) @ log_o Z
+// (T,n).
+//
+// # Growth and pruning
+//
+// [ShareAccumulator] gathers s_t = Σ_i |d_i| θ_it / Σ_i |d_i| over the
+// training documents; [Tree.Update] prunes every non-root topic whose subtree
+// share is below s_prune, then gives one new last child to every surviving
+// non-leaf topic with s_t > s_add, within the limits, and returns the changes
+// and the old→new row mapping. Under the paper's rule only non-leaf topics
+// grow, so the tree never gets deeper than the initial one;
+// [UpdateOptions].GrowLeaves lets leaves grow down to Limits.MaxDepth.
+//
 // # Concurrency
 //
 // A Tree is not safe for concurrent mutation. [Tables] are immutable: a
