@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -120,6 +121,11 @@ func checkWritable(g *Graph) error {
 		}
 		if len(g.WordVectors) != len(g.Vocab)*g.WordDim {
 			return fmt.Errorf("%d word-vector values for %d words of %d dimensions", len(g.WordVectors), len(g.Vocab), g.WordDim)
+		}
+		for k, x := range g.WordVectors {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				return fmt.Errorf("word vector of word %d holds %v", k/g.WordDim, x)
+			}
 		}
 	}
 	return nil
