@@ -392,13 +392,17 @@ func (o *Adam) update(c chunk, lr float64) {
 			stepSize = lr / (1 - math.Pow(b1, float64(t)))
 			invSqrtBC2 = 1 / math.Sqrt(1-math.Pow(b2, float64(t)))
 		}
-		for ; i < end; i++ {
-			pi := float64(p[i])
-			gi := float64(g[i]) + l2*pi
-			mi := b1*float64(m[i]) + (1-b1)*gi
-			vi := b2*float64(v[i]) + (1-b2)*gi*gi
-			pi = pi*shrink - stepSize*mi/(math.Sqrt(vi)*invSqrtBC2+eps)
-			m[i], v[i], p[i] = float32(mi), float32(vi), float32(pi)
+		// Equal-length views let the compiler drop the bounds checks.
+		pr := p[i:end]
+		gr, mr, vr := g[i:end][:len(pr)], m[i:end][:len(pr)], v[i:end][:len(pr)]
+		for j := range pr {
+			pj := float64(pr[j])
+			gj := float64(gr[j]) + l2*pj
+			mj := b1*float64(mr[j]) + (1-b1)*gj
+			vj := b2*float64(vr[j]) + (1-b2)*gj*gj
+			pj = pj*shrink - stepSize*mj/(math.Sqrt(vj)*invSqrtBC2+eps)
+			mr[j], vr[j], pr[j] = float32(mj), float32(vj), float32(pj)
 		}
+		i = end
 	}
 }

@@ -198,7 +198,7 @@ func parseHeader(path string, hdr []byte, dataLen int64) (*File, error) {
 		}
 		var ri rawInfo
 		if err := dec.Decode(&ri); err != nil {
-			return fail(name, "header entry: %v", err)
+			return fail(name, `header entry is not {"dtype": ..., "shape": [...], "data_offsets": [b, e]}: %v`, err)
 		}
 		in, err := checkEntry(ri, dataLen)
 		if err != nil {

@@ -1,19 +1,17 @@
 package safetensors
 
 import (
-	"bufio"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/gtformer/gtformer/internal/atomicfile"
 	"github.com/gtformer/gtformer/tensor"
 )
 
@@ -67,9 +65,9 @@ func Write(path string, entries []Entry, metadata map[string]string) error {
 	if err != nil {
 		return fmt.Errorf("safetensors: write %s: %w", path, err)
 	}
-	err = writeAtomic(path, func(w io.Writer) error { return encodeBody(w, header, entries) })
+	err = atomicfile.WriteFile(path, func(w io.Writer) error { return encodeBody(w, header, entries) })
 	if err != nil {
-		return fmt.Errorf("safetensors: write %s: %w", path, err)
+		return fmt.Errorf("safetensors: %w", err) // names path already
 	}
 	return nil
 }
@@ -268,51 +266,4 @@ func writeConverted(w io.Writer, data any, buf []byte) error {
 		}
 	}
 	return flush(true, 0)
-}
-
-// writeAtomic runs write against a buffered temporary file in path's
-// directory, then flushes, fsyncs and renames it to path. Any error removes
-// the temporary file. (Same contract as internal/atomicfile; kept local so
-// this package depends only on tensor.)
-func writeAtomic(path string, write func(w io.Writer) error) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	bw := bufio.NewWriterSize(tmp, 1<<20)
-	if err = write(bw); err != nil {
-		return err
-	}
-	if err = bw.Flush(); err != nil {
-		return err
-	}
-	if err = tmp.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	// Make the rename itself durable. Some file systems refuse to fsync a
-	// directory; the data is already safe in that case, so that is not an error.
-	if d, derr := os.Open(dir); derr == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
 }
