@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -697,5 +698,49 @@ func TestConfigValidation(t *testing.T) {
 			}()
 			NewAdam(c)
 		}()
+	}
+}
+
+// TestParallelMatchesSerial: a step split over goroutines gives the same
+// bits as one on a single core (parameters large enough to be split, rows
+// straddling chunk boundaries, a mix of update counts).
+func TestParallelMatchesSerial(t *testing.T) {
+	build := func() (*Adam, []*tensor.Tensor) {
+		cfg := DefaultConfig()
+		cfg.WeightDecay = 0.1
+		o := NewAdamW(cfg)
+		rng := rand.New(rand.NewPCG(3, 0))
+		ps := []*tensor.Tensor{tensor.Param("big", 3001, 97), tensor.Param("vec", 70000)}
+		for _, p := range ps {
+			for i := range p.Data {
+				p.Data[i] = float32(rng.NormFloat64())
+				p.Grad[i] = float32(rng.NormFloat64())
+			}
+			must(t, o.Add(p))
+		}
+		return o, ps
+	}
+	steps := func(o *Adam, ps []*tensor.Tensor) {
+		for s := range 3 {
+			if s == 1 { // rows with different counts
+				old := make([]int, 3001)
+				for i := range old {
+					old[i] = i
+				}
+				old[5], old[2000] = -1, -1
+				must(t, o.RemapRows("big", []int{3001, 97}, old))
+			}
+			o.Step(0.01)
+		}
+	}
+	prev := runtime.GOMAXPROCS(1)
+	serial, sp := build()
+	steps(serial, sp)
+	runtime.GOMAXPROCS(max(prev, 4))
+	parallel, pp := build()
+	steps(parallel, pp)
+	runtime.GOMAXPROCS(prev)
+	if !sameBits(serial, parallel) {
+		t.Error("parallel step differs from the serial one")
 	}
 }
