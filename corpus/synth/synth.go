@@ -92,13 +92,13 @@ const (
 
 // Config sets the size and shape of a generated corpus.
 type Config struct {
-	Docs       int    // number of documents
-	Vocab      int    // vocabulary size
-	Depth      int    // levels of the planted tree, root included (≥ 2)
-	Branching  int    // children per non-leaf topic (≥ 2)
-	Links      int    // number of undirected links (mean degree 2·Links/Docs)
-	MeanLength int    // mean document length in tokens
-	Seed       uint64 // same seed, same corpus
+	Docs       int    `json:"docs"`        // number of documents
+	Vocab      int    `json:"vocab"`       // vocabulary size
+	Depth      int    `json:"depth"`       // levels of the planted tree, root included (≥ 2)
+	Branching  int    `json:"branching"`   // children per non-leaf topic (≥ 2)
+	Links      int    `json:"links"`       // number of undirected links (mean degree 2·Links/Docs)
+	MeanLength int    `json:"mean_length"` // mean document length in tokens
+	Seed       uint64 `json:"seed"`        // same seed, same corpus
 }
 
 // Default is the built-in corpus: small enough that training on it takes a

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+
+	"github.com/gtformer/gtformer/corpus"
+	"github.com/gtformer/gtformer/corpus/synth"
+	"github.com/gtformer/gtformer/internal/atomicfile"
+	"github.com/gtformer/gtformer/npy"
+)
+
+func init() {
+	register(&command{
+		name:    "data synth",
+		summary: "generate a corpus with a planted topic tree (the built-in corpus, or larger) as a dataset folder",
+		run:     runDataSynth,
+	})
+}
+
+// Files written beside the dataset by data synth, describing the planted
+// structure.
+const (
+	truthJSON    = "truth.json"
+	truthLeafNpy = "truth_doc_leaf.npy"
+	truthMixNpy  = "truth_doc_mix.npy"
+)
+
+func runDataSynth(args []string, stdout, stderr io.Writer) error {
+	def := synth.Default()
+	fs := newFlagSet("data synth", "--out DIR [flags]", stderr)
+	out := fs.String("out", "", "`DIR` to write the dataset folder to (created if needed)")
+	docs := fs.Int("docs", def.Docs, "number of documents")
+	vocab := fs.Int("vocab", def.Vocab, "vocabulary size")
+	depth := fs.Int("depth", def.Depth, "levels of the planted topic tree, root included")
+	branching := fs.Int("branching", def.Branching, "children per non-leaf topic")
+	links := fs.Int("links", -1, "number of undirected links; -1: 2 per document (a mean degree of 4)")
+	length := fs.Int("length", def.MeanLength, "mean document length in tokens")
+	seed := fs.Uint64("seed", def.Seed, "random seed: the same seed gives the same corpus")
+	truth := fs.Bool("truth", true, "also write the planted tree ("+truthJSON+") and each document's leaf and level mixture ("+truthLeafNpy+", "+truthMixNpy+")")
+	describe(fs, stderr, "--out DIR [flags]", `
+Generates a document graph with a planted topic tree and writes it in the
+dataset folder format (contents.txt, links.txt, voc.txt, labels.txt,
+label_names.txt). With the default flags this is the built-in corpus that
+commands use when no --data is given: 1,500 documents over 600 readable
+English words, a tree of 13 topics (root, 3 fields, 9 sub-fields), 3,000
+links, labels = the field. Documents mix the topics on one root-to-leaf
+path; links fall mostly inside a leaf or field, with heavy-tailed degrees.
+Large corpora for scale tests: --docs 500000 --links 1000000.`)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	if *out == "" {
+		return usagef("--out DIR is required")
+	}
+	cfg := synth.Config{Docs: *docs, Vocab: *vocab, Depth: *depth, Branching: *branching,
+		Links: *links, MeanLength: *length, Seed: *seed}
+	if cfg.Links < 0 {
+		cfg.Links = 2 * cfg.Docs
+	}
+	if err := cfg.Validate(); err != nil {
+		return usagef("%v", err)
+	}
+
+	start := time.Now()
+	g, tr, err := synth.Generate(cfg)
+	if err != nil {
+		return err
+	}
+	if err := corpus.WriteFolder(g, *out); err != nil {
+		return err
+	}
+	if *truth {
+		if err := writeTruth(*out, cfg, g, tr); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(stdout, "wrote %s: %d documents, %d links, %d words, %d tokens, %d topics, %d labels (%.1fs)\n",
+		*out, g.NumDocs(), len(g.Links), len(g.Vocab), len(g.Tokens), tr.NumTopics(), len(g.LabelNames),
+		time.Since(start).Seconds())
+	return nil
+}
+
+// truthFile is the JSON form of the planted tree.
+type truthFile struct {
+	Config    synth.Config `json:"config"`
+	Leak      float64      `json:"leak"`
+	Zipf      float64      `json:"zipf_exponent"`
+	Topics    []truthTopic `json:"topics"`
+	DocLeaf   string       `json:"doc_leaf_file"`
+	DocMix    string       `json:"doc_mix_file"`
+	LabelNote string       `json:"labels"`
+}
+
+type truthTopic struct {
+	ID       int      `json:"id"`
+	Parent   int      `json:"parent"`
+	Level    int      `json:"level"`
+	Name     string   `json:"name"`
+	Words    int      `json:"words"`     // number of words the topic owns
+	TopWords []string `json:"top_words"` // its 10 most probable words
+}
+
+// writeTruth writes truth.json and the per-document arrays.
+func writeTruth(dir string, cfg synth.Config, g *corpus.Graph, tr *synth.Truth) error {
+	tf := truthFile{Config: cfg, Leak: synth.Leak, Zipf: synth.ZipfExponent,
+		DocLeaf:   truthLeafNpy + ": int32 (docs,), each document's planted leaf topic id",
+		DocMix:    truthMixNpy + ": float32 (docs, depth), each document's level mixture, root first",
+		LabelNote: "labels.txt holds each document's level-1 topic, numbered 0..branching-1 (topic id - 1)"}
+	for k := range tr.NumTopics() {
+		top := []string{}
+		for _, w := range tr.Words[k][:min(10, len(tr.Words[k]))] {
+			top = append(top, g.Vocab[w])
+		}
+		tf.Topics = append(tf.Topics, truthTopic{ID: k, Parent: int(tr.Parent[k]), Level: int(tr.Level[k]),
+			Name: tr.Names[k], Words: len(tr.Words[k]), TopWords: top})
+	}
+	if err := atomicfile.WriteFile(filepath.Join(dir, truthJSON), func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(tf)
+	}); err != nil {
+		return err
+	}
+	if err := npy.Write(filepath.Join(dir, truthLeafNpy), []int{len(tr.Leaf)}, tr.Leaf); err != nil {
+		return err
+	}
+	return npy.Write(filepath.Join(dir, truthMixNpy), []int{len(tr.Leaf), tr.Depth}, tr.Mix)
+}
+
