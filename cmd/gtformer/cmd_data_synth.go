@@ -133,4 +133,3 @@ func writeTruth(dir string, cfg synth.Config, g *corpus.Graph, tr *synth.Truth) 
 	}
 	return npy.Write(filepath.Join(dir, truthMixNpy), []int{len(tr.Leaf), tr.Depth}, tr.Mix)
 }
-
