@@ -106,10 +106,10 @@ func (o *Adam) Params() []*tensor.Tensor {
 }
 
 // ParamOption adjusts one parameter at Add.
-type ParamOption func(*slot)
+type ParamOption struct{ apply func(*slot) }
 
 // ExcludeFromDecay exempts the parameter from weight decay.
-func ExcludeFromDecay() ParamOption { return func(s *slot) { s.decay = false } }
+func ExcludeFromDecay() ParamOption { return ParamOption{func(s *slot) { s.decay = false }} }
 
 // Add registers p with zero moments. p must have a name no other registered
 // parameter has; adding the same tensor twice is a no-op.
@@ -125,7 +125,7 @@ func (o *Adam) Add(p *tensor.Tensor, opts ...ParamOption) error {
 	}
 	s := o.newSlot(p)
 	for _, opt := range opts {
-		opt(s)
+		opt.apply(s)
 	}
 	o.insert(s)
 	return nil

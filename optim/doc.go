@@ -27,8 +27,9 @@
 // (the step is memory-bound: 10M parameters move 280 MB per step as it is),
 // match what PyTorch keeps for float32 parameters, and their relative
 // rounding (6e-8) is far below the noise of a stochastic gradient. Doing the
-// arithmetic in float64 keeps v's small values (g² can be 1e-20) and the
-// bias corrections from losing digits before that single rounding.
+// arithmetic in float64 keeps g² from underflowing (g = 1e-20 gives 1e-40,
+// below float32's normal range) and the bias corrections from losing digits
+// before that single rounding.
 //
 // # Checkpoints
 //
