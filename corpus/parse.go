@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -38,6 +39,8 @@ func parseVocab(r io.Reader, file string) ([]string, error) {
 			return nil, parseErrorf(file, lr.line, "empty word (line %d is word id %d)", lr.line, lr.line-1)
 		case !utf8.ValidString(w):
 			return nil, parseErrorf(file, lr.line, "word %q is not valid UTF-8", quote([]byte(w)))
+		case hasControl(w):
+			return nil, parseErrorf(file, lr.line, "word %q contains a control character", quote([]byte(w)))
 		case len(words) >= maxID:
 			return nil, parseErrorf(file, lr.line, "more than %d words", maxID)
 		}
@@ -193,6 +196,8 @@ func parseLabelNames(r io.Reader, file string) ([]string, error) {
 			return nil, parseErrorf(file, lr.line, "empty name for label %d", len(names))
 		case !utf8.ValidString(name):
 			return nil, parseErrorf(file, lr.line, "label name %q is not valid UTF-8", quote([]byte(name)))
+		case hasControl(name):
+			return nil, parseErrorf(file, lr.line, "label name %q contains a control character", quote([]byte(name)))
 		case len(names) >= maxID:
 			return nil, parseErrorf(file, lr.line, "more than %d label names", maxID)
 		}
@@ -202,6 +207,12 @@ func parseLabelNames(r io.Reader, file string) ([]string, error) {
 		return nil, &ParseError{File: file, Err: errors.New("no label names")}
 	}
 	return names, nil
+}
+
+// hasControl reports whether s holds a control character (a stray '\r' or
+// tab inside a word or name would garble every table that prints it).
+func hasControl(s string) bool {
+	return strings.IndexFunc(s, unicode.IsControl) >= 0
 }
 
 // checkLabelNames reports the first label that has no name.
