@@ -57,7 +57,7 @@ the split sizes (training documents include the validation documents).`)
 			Data string `json:"data"`
 			corpus.Stats
 			LabelNames []string `json:"label_names"`
-		}{d.path, st, g.LabelNames}
+		}{d.source(), st, g.LabelNames}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gtformer/gtformer/corpus/synth"
 	"github.com/gtformer/gtformer/internal/shared"
 )
 
@@ -247,5 +248,27 @@ func TestDataUsage(t *testing.T) {
 		if code != tc.code || !strings.Contains(out+errs, tc.in) {
 			t.Errorf("%v: exit %d (want %d), output %q (want %q)", tc.args, code, tc.code, out+errs, tc.in)
 		}
+	}
+}
+
+func TestDataBuiltinCorpusAndRandomSplit(t *testing.T) {
+	want := synth.Default()
+	code, out, errs := runCmd("data", "stats", "--json", "--split", "random", "--split-seed", "3")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var got map[string]any
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got["docs"] != float64(want.Docs) || got["vocab"] != float64(want.Vocab) || got["links"] != float64(want.Links) {
+		t.Errorf("built-in corpus: docs %v vocab %v links %v, want %d %d %d", got["docs"], got["vocab"], got["links"], want.Docs, want.Vocab, want.Links)
+	}
+	if got["split"] != "random" || got["train_docs"] != float64(want.Docs*8/10) {
+		t.Errorf("split %v train_docs %v", got["split"], got["train_docs"])
+	}
+	code, out, errs = runCmd("data", "validate")
+	if code != 0 || !strings.HasPrefix(out, "OK built-in synthetic corpus") {
+		t.Errorf("validate built-in: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }

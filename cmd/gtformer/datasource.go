@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/gtformer/gtformer/corpus"
+	"github.com/gtformer/gtformer/corpus/synth"
 )
 
 // dataFlags are the flags of every command that reads a corpus (data stats,
@@ -99,7 +100,9 @@ func loadGraph(path string, opt corpus.LoadOptions) (*corpus.Graph, error) {
 	return g, nil
 }
 
-// builtinCorpus is the corpus used when no --data is given.
+// builtinCorpus is the corpus used when no --data is given: the synthetic
+// corpus of synth.Default, a planted topic tree (same seed, same corpus).
 func builtinCorpus() (*corpus.Graph, error) {
-	return nil, usagef("--data is required (the built-in synthetic corpus is not available yet)")
+	g, _, err := synth.Generate(synth.Default())
+	return g, err
 }
