@@ -131,8 +131,12 @@ type Reference struct {
 }
 
 // NewReference indexes docs (each word counted once per document) for NPMI.
-// Only the words asked about are ever looked up, but all are indexed so one
-// Reference serves any number of topic sets.
+// The protocol's default reference is the training documents:
+//
+//	ref := metrics.NewReference("training documents", metrics.Subset(g, split.Train))
+//
+// with g a *corpus.Graph. Every word is indexed so one Reference serves any
+// number of topic sets.
 func NewReference(name string, docs Docs) *Reference {
 	r := &Reference{Name: name, n: docs.NumDocs(), post: map[int32][]int32{}}
 	for d := range r.n {
