@@ -22,7 +22,7 @@ func init() {
 	})
 }
 
-const baselineSynopsis = "--data PATH [--method all|tfidf|tfidf-graph|glove-graph[,...]] [--k N] [--json]"
+const baselineSynopsis = "[--data PATH] [--method all|tfidf|tfidf-graph|glove-graph[,...]] [--k N] [--json]"
 
 func runBaseline(args []string, stdout, stderr io.Writer) error {
 	var d dataFlags
@@ -182,11 +182,11 @@ func (r baselineReport) writeText(w io.Writer) error {
 		fmt.Fprintf(w, row, x.Method, pct(x.MicroF1), pct(x.MacroF1), pct(x.LinkAUC), pct(x.LinkAUCSqDist),
 			fmt.Sprint(x.LinkDocs), fmt.Sprint(x.Dim), fmt.Sprintf("%.3f", x.Density), fmt.Sprintf("%.2fs", x.Seconds))
 	}
-	fmt.Fprintf(w, "\nloading took %.2fs; each method's time covers embedding and evaluation\n", r.LoadSeconds)
 	for _, s := range r.Skipped {
 		fmt.Fprintf(w, "skipped %s\n", s)
 	}
-	return nil
+	_, err := fmt.Fprintf(w, "\nloading took %.2fs; each method's time covers embedding and evaluation\n", r.LoadSeconds)
+	return err
 }
 
 func pct(x *float64) string {
