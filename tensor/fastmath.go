@@ -72,19 +72,43 @@ func tanh32(x float32) float32 {
 }
 
 // GELU uses the tanh form of Hendrycks & Gimpel (as GPT-2 and BERT's
-// reference code): gelu(x) = ½x(1 + tanh(√(2/π)(x + 0.044715x³))).
+// reference code): gelu(x) = ½x(1 + tanh(u)), u = √(2/π)(x + 0.044715x³).
+// Since ½(1 + tanh u) = σ(2u), it is evaluated as x·σ(2u): one exponential
+// and one division, no branches on the hot path (the MLP applies it to
+// N×4C elements twice per step).
 const (
 	geluK = 0.7978845608028654 // √(2/π)
 	geluA = 0.044715
 )
 
-func gelu32(x float32) float32 {
-	return 0.5 * x * (1 + tanh32(geluK*(x+geluA*x*x*x)))
+// sigmoid2 returns σ(2u) = 1/(1 + e^(−2u)); the exponent is clamped to
+// ±80, where σ is 0 or 1 to float32 precision, so exp32's range checks are
+// not needed.
+func sigmoid2(u float32) float32 {
+	z := -2 * u
+	z = min(max(z, -80), 80)
+	// Inline exp32 without its range branches (z is clamped).
+	t := z*log2e + 0.5
+	n := int32(t)
+	if t < float32(n) {
+		n--
+	}
+	fn := float32(n)
+	r := z - fn*expC1
+	r -= fn * expC2
+	p := (((((1.9875691500e-4*r+1.3981999507e-3)*r+8.3334519073e-3)*r+4.1665795894e-2)*r+1.6666665459e-1)*r+5.0000001201e-1)*(r*r) + r + 1
+	e := p * math.Float32frombits(uint32(n+127)<<23)
+	return 1 / (1 + e)
 }
 
-// geluGrad32 is d gelu/dx = ½(1+t) + ½x(1-t²)·√(2/π)(1+3·0.044715x²),
-// t = tanh(√(2/π)(x + 0.044715x³)).
+func gelu32(x float32) float32 {
+	return x * sigmoid2(geluK*(x+geluA*x*x*x))
+}
+
+// geluGrad32 is d gelu/dx = s + 2x·s(1−s)·√(2/π)(1 + 3·0.044715x²) with
+// s = σ(2u) (equal to ½(1+t) + ½x(1−t²)u' for t = tanh u = 2s − 1).
 func geluGrad32(x float32) float32 {
-	t := tanh32(geluK * (x + geluA*x*x*x))
-	return 0.5*(1+t) + 0.5*x*(1-t*t)*geluK*(1+3*geluA*x*x)
+	x2 := x * x
+	s := sigmoid2(geluK * x * (1 + geluA*x2))
+	return s + 2*x*s*(1-s)*geluK*(1+3*geluA*x2)
 }

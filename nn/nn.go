@@ -1,0 +1,234 @@
+// Package nn holds neural-network layers built from tensor ops: Linear,
+// LayerNorm, Embedding, MLP, multi-head attention with separate query and
+// key/value inputs, and a post-LN transformer layer.
+//
+// Every layer owns named parameters (tensor.Param, e.g. "layer1.attn.wq")
+// returned by its Params method in a fixed order, initialised from an
+// explicitly seeded *rand.Rand. Forward methods record on a tensor.Tape.
+package nn
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/gtformer/gtformer/tensor"
+)
+
+// Linear is y = x·W + b with W (in,out) and b (out) (b nil without bias).
+type Linear struct {
+	W, B *tensor.Tensor
+}
+
+// NewLinear returns a Linear with W uniform in ±1/√in (PyTorch's default
+// scale, keeping the output variance near the input's) and b zero. Parameter
+// names are name+".w" and name+".b".
+func NewLinear(name string, in, out int, bias bool, rng *rand.Rand) *Linear {
+	l := &Linear{W: tensor.Param(name+".w", in, out)}
+	uniform(l.W.Data, 1/math.Sqrt(float64(in)), rng)
+	if bias {
+		l.B = tensor.Param(name+".b", out)
+	}
+	return l
+}
+
+func uniform(d []float32, a float64, rng *rand.Rand) {
+	for i := range d {
+		d[i] = float32((2*rng.Float64() - 1) * a)
+	}
+}
+
+// Forward maps x (…,in) to (…,out).
+func (l *Linear) Forward(tp *tensor.Tape, x *tensor.Tensor) *tensor.Tensor {
+	return tp.Linear(x, l.W, l.B)
+}
+
+// Params returns W then b (if any).
+func (l *Linear) Params() []*tensor.Tensor {
+	if l.B == nil {
+		return []*tensor.Tensor{l.W}
+	}
+	return []*tensor.Tensor{l.W, l.B}
+}
+
+// LayerNorm normalises the last axis and applies a learned scale (Gamma,
+// initialised to 1) and shift (Beta, 0); names name+".gamma", name+".beta".
+type LayerNorm struct {
+	Gamma, Beta *tensor.Tensor
+}
+
+// NewLayerNorm returns a LayerNorm over width c.
+func NewLayerNorm(name string, c int) *LayerNorm {
+	ln := &LayerNorm{Gamma: tensor.Param(name+".gamma", c), Beta: tensor.Param(name+".beta", c)}
+	for i := range ln.Gamma.Data {
+		ln.Gamma.Data[i] = 1
+	}
+	return ln
+}
+
+// Forward normalises x (…,c).
+func (ln *LayerNorm) Forward(tp *tensor.Tape, x *tensor.Tensor) *tensor.Tensor {
+	return tp.LayerNorm(x, ln.Gamma, ln.Beta)
+}
+
+// Params returns Gamma and Beta.
+func (ln *LayerNorm) Params() []*tensor.Tensor { return []*tensor.Tensor{ln.Gamma, ln.Beta} }
+
+// Embedding is a lookup table of V rows of width C (name+".table"),
+// initialised N(0, 0.02²) as in BERT.
+type Embedding struct {
+	Table *tensor.Tensor
+}
+
+// NewEmbedding returns a (v, c) embedding table.
+func NewEmbedding(name string, v, c int, rng *rand.Rand) *Embedding {
+	e := &Embedding{Table: tensor.Param(name+".table", v, c)}
+	for i := range e.Table.Data {
+		e.Table.Data[i] = float32(0.02 * rng.NormFloat64())
+	}
+	return e
+}
+
+// Forward returns the rows for ids as (len(ids), C); ids must stay unchanged
+// until Backward.
+func (e *Embedding) Forward(tp *tensor.Tape, ids []int32) *tensor.Tensor {
+	return tp.Gather(e.Table, ids)
+}
+
+// Params returns the table.
+func (e *Embedding) Params() []*tensor.Tensor { return []*tensor.Tensor{e.Table} }
+
+// MLP is Linear → GELU → Linear (the transformer's feed-forward block).
+type MLP struct {
+	In, Out *Linear
+}
+
+// NewMLP returns an MLP c → hidden → c with names name+".fc1", name+".fc2".
+func NewMLP(name string, c, hidden int, rng *rand.Rand) *MLP {
+	return &MLP{In: NewLinear(name+".fc1", c, hidden, true, rng), Out: NewLinear(name+".fc2", hidden, c, true, rng)}
+}
+
+// Forward maps x (…,c) to (…,c). The first bias is applied inside the fused
+// BiasGELU rather than by Linear, saving a pass over the (…,hidden)
+// activation.
+func (m *MLP) Forward(tp *tensor.Tape, x *tensor.Tensor) *tensor.Tensor {
+	h := tp.Linear(x, m.In.W, nil)
+	if m.In.B != nil {
+		h = tp.BiasGELU(h, m.In.B)
+	} else {
+		h = tp.GELU(h)
+	}
+	return m.Out.Forward(tp, h)
+}
+
+// Params returns the parameters of both Linears.
+func (m *MLP) Params() []*tensor.Tensor { return append(m.In.Params(), m.Out.Params()...) }
+
+// MultiHeadAttention attends from queries (B,Tq,C) to keys/values (B,Tk,C),
+// which may come from a different (longer) sequence: GraphFormers-style
+// asymmetric attention takes queries from a document's tokens and keys and
+// values from [extra rows, tokens]. Projections are named name+".wq", ".wk",
+// ".wv", ".wo" (with ".b" suffixed biases, e.g. "layer1.attn.wq.b").
+type MultiHeadAttention struct {
+	Heads      int
+	Q, K, V, O *Linear
+}
+
+// NewMultiHeadAttention returns attention of width c with heads heads
+// (heads must divide c).
+func NewMultiHeadAttention(name string, c, heads int, rng *rand.Rand) *MultiHeadAttention {
+	if heads <= 0 || c%heads != 0 {
+		panic(fmt.Sprintf("nn: NewMultiHeadAttention %s: %d heads do not divide width %d", name, heads, c))
+	}
+	return &MultiHeadAttention{
+		Heads: heads,
+		Q:     NewLinear(name+".wq", c, c, true, rng),
+		K:     NewLinear(name+".wk", c, c, true, rng),
+		V:     NewLinear(name+".wv", c, c, true, rng),
+		O:     NewLinear(name+".wo", c, c, true, rng),
+	}
+}
+
+// Forward returns (B,Tq,C). kv nil means self-attention (kv = x). keyMask is
+// nil or (B,Tk) booleans, false for padding keys.
+func (a *MultiHeadAttention) Forward(tp *tensor.Tape, x, kv *tensor.Tensor, keyMask []bool) *tensor.Tensor {
+	if kv == nil {
+		kv = x
+	}
+	q := a.Q.Forward(tp, x)
+	k := a.K.Forward(tp, kv)
+	v := a.V.Forward(tp, kv)
+	return a.O.Forward(tp, tp.Attention(q, k, v, a.Heads, keyMask))
+}
+
+// Params returns the four projections' parameters.
+func (a *MultiHeadAttention) Params() []*tensor.Tensor {
+	var ps []*tensor.Tensor
+	for _, l := range []*Linear{a.Q, a.K, a.V, a.O} {
+		ps = append(ps, l.Params()...)
+	}
+	return ps
+}
+
+// TransformerLayer is a post-LN (BERT-style) encoder layer:
+//
+//	x = LN1(x + MHA(x, kv));  x = LN2(x + MLP(x))
+//
+// with optional dropout on both residual branches while training.
+type TransformerLayer struct {
+	Attn     *MultiHeadAttention
+	LN1, LN2 *LayerNorm
+	MLP      *MLP
+	// Dropout is applied to each branch before the residual add when > 0
+	// and the tape records gradients (training); Rng draws the masks.
+	Dropout float32
+	Rng     *rand.Rand
+}
+
+// NewTransformerLayer returns a layer of width c, heads heads and MLP width
+// hidden. Parameter names: name+".attn.wq.w", name+".ln1.gamma",
+// name+".mlp.fc1.w", …
+func NewTransformerLayer(name string, c, heads, hidden int, rng *rand.Rand) *TransformerLayer {
+	return &TransformerLayer{
+		Attn: NewMultiHeadAttention(name+".attn", c, heads, rng),
+		LN1:  NewLayerNorm(name+".ln1", c),
+		MLP:  NewMLP(name+".mlp", c, hidden, rng),
+		LN2:  NewLayerNorm(name+".ln2", c),
+	}
+}
+
+// Forward maps x (B,T,C) to (B,T,C). kv is nil for self-attention or the
+// keys/values input (B,Tk,C), typically PrependRows(tp, extra, x) so that
+// the tokens also see extra rows (e.g. a node embedding and its graph
+// context); keyMask (B,Tk) marks real keys.
+func (l *TransformerLayer) Forward(tp *tensor.Tape, x, kv *tensor.Tensor, keyMask []bool) *tensor.Tensor {
+	h := l.Attn.Forward(tp, x, kv, keyMask)
+	h = l.dropout(tp, h)
+	x = l.LN1.Forward(tp, tp.Add(x, h))
+	h = l.dropout(tp, l.MLP.Forward(tp, x))
+	return l.LN2.Forward(tp, tp.Add(x, h))
+}
+
+func (l *TransformerLayer) dropout(tp *tensor.Tape, x *tensor.Tensor) *tensor.Tensor {
+	if l.Dropout <= 0 || tp.NoGrad {
+		return x
+	}
+	if l.Rng == nil {
+		panic("nn: TransformerLayer: Dropout > 0 needs a seeded Rng")
+	}
+	return tp.Dropout(x, l.Dropout, l.Rng)
+}
+
+// Params returns all parameters: attention, ln1, mlp, ln2.
+func (l *TransformerLayer) Params() []*tensor.Tensor {
+	ps := l.Attn.Params()
+	ps = append(ps, l.LN1.Params()...)
+	ps = append(ps, l.MLP.Params()...)
+	return append(ps, l.LN2.Params()...)
+}
+
+// PrependRows returns [extra, x] along the token axis: extra (B,P,C) and
+// x (B,T,C) give (B,P+T,C), the key/value input of asymmetric attention.
+func PrependRows(tp *tensor.Tape, extra, x *tensor.Tensor) *tensor.Tensor {
+	return tp.Concat(1, extra, x)
+}
