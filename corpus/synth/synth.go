@@ -75,7 +75,7 @@ const (
 	PSameBranch = 0.2
 
 	branchAlpha     = 4.0 // Dirichlet concentration of child weights
-	mixConcentation = 8.0 // c in δ ~ Dirichlet(c·m)
+	mixConcentration = 8.0 // c in δ ~ Dirichlet(c·m)
 	lengthSigma     = 0.5
 	activitySigma   = 1.0
 )
@@ -444,7 +444,7 @@ func (tr *tree) drawDocs(rng *rand.Rand, cfg Config, leafProb []float64, g *corp
 			sum += alpha[l]
 		}
 		for l := range alpha {
-			alpha[l] *= mixConcentation / sum
+			alpha[l] *= mixConcentration / sum
 		}
 		dirichlet(rng, alpha, delta)
 		for l, x := range delta {
