@@ -74,10 +74,10 @@ const (
 	PSameLeaf   = 0.7
 	PSameBranch = 0.2
 
-	branchAlpha     = 4.0 // Dirichlet concentration of child weights
+	branchAlpha      = 4.0 // Dirichlet concentration of child weights
 	mixConcentration = 8.0 // c in δ ~ Dirichlet(c·m)
-	lengthSigma     = 0.5
-	activitySigma   = 1.0
+	lengthSigma      = 0.5
+	activitySigma    = 1.0
 )
 
 // Limits keep configurations within what int32 ids and memory allow.
