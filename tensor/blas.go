@@ -36,5 +36,58 @@ func sgemm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []fl
 		}
 		return
 	}
-	blas32.Implementation().Sgemm(trans(tA), trans(tB), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	impl := blas32.Implementation()
+	// Large products are split into row or column blocks of C, one
+	// single-threaded BLAS call each, spread by parallelFor: the Go side
+	// owns all threading, so OpenBLAS runs with one thread and no idle
+	// OpenBLAS threads spin (sched_yield) against the element-wise passes
+	// that follow each product.
+	const grain = 64
+	if m*n*k < 1<<21 || (m < 2*grain && n < 2*grain) {
+		impl.Sgemm(trans(tA), trans(tB), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	if m >= n {
+		parallelFor(m, grain, 2*n*k, func(lo, hi int) {
+			ao := lo * lda // rows lo… of op(A)
+			if tA {
+				ao = lo // columns lo… of the stored k×m matrix
+			}
+			impl.Sgemm(trans(tA), trans(tB), hi-lo, n, k, alpha, a[ao:], lda, b, ldb, beta, c[lo*ldc:], ldc)
+		})
+		return
+	}
+	parallelFor(n, grain, 2*m*k, func(lo, hi int) {
+		bo := lo // columns lo… of op(B)
+		if tB {
+			bo = lo * ldb // rows lo… of the stored n×k matrix
+		}
+		impl.Sgemm(trans(tA), trans(tB), m, hi-lo, k, alpha, a, lda, b[bo:], ldb, beta, c[lo:], ldc)
+	})
+}
+
+// serialRows is the largest row count for which gonum's Sgemm stays on the
+// calling goroutine (it goes parallel from 2×2 blocks of 64); 0 means no
+// limit (OpenBLAS, which is single-threaded here).
+var serialRows = 64
+
+// sgemmSerial is sgemm on the calling goroutine only, for callers that
+// already run one product per core (attention heads, batched products).
+func sgemmSerial(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	if m == 0 || n == 0 || k == 0 {
+		sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	impl := blas32.Implementation()
+	step := m
+	if serialRows > 0 && n > serialRows {
+		step = serialRows
+	}
+	for lo := 0; lo < m; lo += step {
+		ao := lo * lda
+		if tA {
+			ao = lo
+		}
+		impl.Sgemm(trans(tA), trans(tB), min(step, m-lo), n, k, alpha, a[ao:], lda, b, ldb, beta, c[lo*ldc:], ldc)
+	}
 }

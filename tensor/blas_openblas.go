@@ -11,29 +11,18 @@ package tensor
 import "C"
 
 import (
-	"runtime"
-
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/netlib/blas/netlib"
 )
 
+// OpenBLAS runs single-threaded: sgemm splits large products over the
+// cores itself (see blas.go), and attention runs one small product per
+// (batch, head) on each core. Measured here, OpenBLAS's own threads idle by
+// spinning in sched_yield after every call, taking a core from the Go
+// element-wise passes between products.
 func init() {
 	blas32.Use(netlib.Implementation{})
 	blasName = "openblas"
-	blasThreads = runtime.GOMAXPROCS(0)
-	C.openblas_set_num_threads(C.int(blasThreads))
-}
-
-var blasThreads int
-
-// setBLASThreads sets OpenBLAS's own thread count and returns the previous
-// one. Attention runs many small products from several goroutines at once;
-// there OpenBLAS must not also fork threads of its own.
-func setBLASThreads(n int) int {
-	prev := blasThreads
-	if n != prev {
-		C.openblas_set_num_threads(C.int(n))
-		blasThreads = n
-	}
-	return prev
+	serialRows = 0
+	C.openblas_set_num_threads(1)
 }

@@ -48,13 +48,12 @@ func (tp *Tape) Attention(q, k, v *Tensor, heads int, keyMask []bool) *Tensor {
 	grad := q.Grad != nil || k.Grad != nil || v.Grad != nil
 	out := tp.alloc(grad, bs, tq, c)
 	p := tp.alloc(false, bs, heads, tq, tk)
-	prev := setBLASThreads(1)
 	parallelFor(bs*heads, 1, 4*tq*tk*d, func(lo, hi int) {
 		for bh := lo; bh < hi; bh++ {
 			b, h := bh/heads, bh%heads
 			qo, ko := b*tq*c+h*d, b*tk*c+h*d
 			pb := p.Data[bh*tq*tk : (bh+1)*tq*tk]
-			sgemm(false, true, tq, tk, d, scale, q.Data[qo:], c, k.Data[ko:], c, 0, pb, tk)
+			sgemmSerial(false, true, tq, tk, d, scale, q.Data[qo:], c, k.Data[ko:], c, 0, pb, tk)
 			var m []bool
 			if keyMask != nil {
 				m = keyMask[b*tk : (b+1)*tk]
@@ -63,10 +62,9 @@ func (tp *Tape) Attention(q, k, v *Tensor, heads int, keyMask []bool) *Tensor {
 				row := pb[i*tk : (i+1)*tk]
 				softmaxRow(row, row, m)
 			}
-			sgemm(false, false, tq, d, tk, 1, pb, tk, v.Data[ko:], c, 0, out.Data[qo:], c)
+			sgemmSerial(false, false, tq, d, tk, 1, pb, tk, v.Data[ko:], c, 0, out.Data[qo:], c)
 		}
 	})
-	setBLASThreads(prev)
 	if nd := tp.push(out, attentionBackward); nd != nil {
 		nd.a, nd.b, nd.c, nd.aux = q, k, v, p
 		nd.i[0], nd.f[0] = heads, scale
@@ -80,7 +78,6 @@ func attentionBackward(nd *node) {
 	heads, scale := nd.i[0], nd.f[0]
 	bs, tq, c := q.Shape[0], q.Shape[1], q.Shape[2]
 	tk, d := k.Shape[1], c/heads
-	prev := setBLASThreads(1)
 	parallelForWorker(bs*heads, 1, 8*tq*tk*d, func(w, lo, hi int) {
 		dp := scratch.Data[w*tq*tk : (w+1)*tq*tk]
 		for bh := lo; bh < hi; bh++ {
@@ -89,12 +86,12 @@ func attentionBackward(nd *node) {
 			pb := p.Data[bh*tq*tk : (bh+1)*tq*tk]
 			g := out.Grad[qo:]
 			if v.Grad != nil {
-				sgemm(true, false, tk, d, tq, 1, pb, tk, g, c, 1, v.Grad[ko:], c)
+				sgemmSerial(true, false, tk, d, tq, 1, pb, tk, g, c, 1, v.Grad[ko:], c)
 			}
 			if q.Grad == nil && k.Grad == nil {
 				continue
 			}
-			sgemm(false, true, tq, tk, d, 1, g, c, v.Data[ko:], c, 0, dp, tk)
+			sgemmSerial(false, true, tq, tk, d, 1, g, c, v.Data[ko:], c, 0, dp, tk)
 			for i := range tq {
 				pr, dr := pb[i*tk:(i+1)*tk], dp[i*tk:(i+1)*tk]
 				var s float32
@@ -106,12 +103,11 @@ func attentionBackward(nd *node) {
 				}
 			}
 			if q.Grad != nil {
-				sgemm(false, false, tq, d, tk, 1, pb, tk, k.Data[ko:], c, 1, q.Grad[qo:], c)
+				sgemmSerial(false, false, tq, d, tk, 1, pb, tk, k.Data[ko:], c, 1, q.Grad[qo:], c)
 			}
 			if k.Grad != nil {
-				sgemm(true, false, tk, d, tq, 1, pb, tk, q.Data[qo:], c, 1, k.Grad[ko:], c)
+				sgemmSerial(true, false, tk, d, tq, 1, pb, tk, q.Data[qo:], c, 1, k.Grad[ko:], c)
 			}
 		}
 	})
-	setBLASThreads(prev)
 }

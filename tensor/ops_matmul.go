@@ -156,13 +156,11 @@ func (tp *Tape) BatchedMatMul(a, b *Tensor, transA, transB bool) *Tensor {
 	y := tp.alloc(anyGrad2(a, b), bs, m, n)
 	sa, sb, sc := m*k, k*n, m*n
 	lda, ldb := a.Shape[2], b.Shape[2]
-	prev := setBLASThreads(1)
 	parallelFor(bs, 1, 2*m*n*k, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			sgemm(transA, transB, m, n, k, 1, a.Data[i*sa:(i+1)*sa], lda, b.Data[i*sb:(i+1)*sb], ldb, 0, y.Data[i*sc:(i+1)*sc], n)
+			sgemmSerial(transA, transB, m, n, k, 1, a.Data[i*sa:(i+1)*sa], lda, b.Data[i*sb:(i+1)*sb], ldb, 0, y.Data[i*sc:(i+1)*sc], n)
 		}
 	})
-	setBLASThreads(prev)
 	if nd := tp.push(y, batchedMatMulBackward); nd != nil {
 		nd.a, nd.b = a, b
 		nd.i = [4]int{m, n, k, boolInt(transA) | boolInt(transB)<<1}
@@ -176,27 +174,25 @@ func batchedMatMulBackward(nd *node) {
 	tA, tB := nd.i[3]&1 != 0, nd.i[3]&2 != 0
 	lda, ldb := a.Shape[2], b.Shape[2]
 	sa, sb, sc := m*k, k*n, m*n
-	prev := setBLASThreads(1)
 	parallelFor(a.Shape[0], 1, 4*m*n*k, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			A, B, G := a.Data[i*sa:(i+1)*sa], b.Data[i*sb:(i+1)*sb], dC[i*sc:(i+1)*sc]
 			if a.Grad != nil {
 				dA := a.Grad[i*sa : (i+1)*sa]
 				if !tA {
-					sgemm(false, !tB, m, k, n, 1, G, n, B, ldb, 1, dA, lda)
+					sgemmSerial(false, !tB, m, k, n, 1, G, n, B, ldb, 1, dA, lda)
 				} else {
-					sgemm(tB, true, k, m, n, 1, B, ldb, G, n, 1, dA, lda)
+					sgemmSerial(tB, true, k, m, n, 1, B, ldb, G, n, 1, dA, lda)
 				}
 			}
 			if b.Grad != nil {
 				dB := b.Grad[i*sb : (i+1)*sb]
 				if !tB {
-					sgemm(!tA, false, k, n, m, 1, A, lda, G, n, 1, dB, ldb)
+					sgemmSerial(!tA, false, k, n, m, 1, A, lda, G, n, 1, dB, ldb)
 				} else {
-					sgemm(true, tA, n, k, m, 1, G, n, A, lda, 1, dB, ldb)
+					sgemmSerial(true, tA, n, k, m, 1, G, n, A, lda, 1, dB, ldb)
 				}
 			}
 		}
 	})
-	setBLASThreads(prev)
 }

@@ -99,8 +99,10 @@ func dispatch(n, grain int, fn func(lo, hi int), fnw func(w, lo, hi int)) {
 	j := jobPool.Get().(*job)
 	j.fn, j.fnw, j.n = fn, fnw, n
 	j.ids.Store(0)
-	// About four chunks per core balances load without much claiming.
+	// About four chunks per core balances load without much claiming; the
+	// chunk is a multiple of grain (matrix blocks stay aligned to it).
 	j.chunk = max(grain, (n+4*procs-1)/(4*procs))
+	j.chunk = (j.chunk + grain - 1) / grain * grain
 	j.next.Store(0)
 	for range procs - 1 {
 		j.wg.Add(1)

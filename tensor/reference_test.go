@@ -34,7 +34,7 @@ func TestMatMulReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	tp := NewTape()
 	// Large enough for gonum's blocked, parallel path and OpenBLAS's kernels.
-	for _, d := range [][3]int{{1, 1, 1}, {7, 5, 3}, {130, 70, 65}, {64, 300, 129}} {
+	for _, d := range [][3]int{{1, 1, 1}, {7, 5, 3}, {130, 70, 65}, {64, 300, 129}, {300, 129, 70}} {
 		m, k, n := d[0], d[1], d[2]
 		for _, tA := range []bool{false, true} {
 			for _, tB := range []bool{false, true} {
@@ -167,6 +167,11 @@ func TestFastMath(t *testing.T) {
 		u := math.Sqrt(2/math.Pi) * (xf + 0.044715*xf*xf*xf)
 		if got, want := float64(gelu32(float32(x))), 0.5*xf*(1+math.Tanh(u)); math.Abs(got-want) > 1e-6*math.Max(1, math.Abs(want)) {
 			t.Fatalf("gelu32(%v) = %v, want %v", x, got, want)
+		}
+	}
+	for x := -10.0; x <= 10; x += 0.0003 {
+		if got, want := float64(tanhRational(float32(x))), math.Tanh(float64(float32(x))); math.Abs(got-want) > 1e-6 {
+			t.Fatalf("tanhRational(%v) = %v, want %v", x, got, want)
 		}
 	}
 	if v := exp32(float32(math.NaN())); v == v {
