@@ -165,6 +165,9 @@ func dropoutBackward(nd *node) {
 // BiasGELU returns gelu(x + b) for x (…,C) and b (C): the MLP's first
 // activation after Linear(x, w, nil). Fused because the unfused pair writes
 // and rereads the widest activation of the layer (N×4C) once more each way.
+// When recording, forward also stores gelu'(x + b), computed from the same
+// tanh, so backward is a multiply instead of a second tanh per element (the
+// tanh dominates; the extra N×4C write costs less).
 //
 //	y = gelu(x + b):  d = dy·gelu'(x + b);  dx += d,  db += Σ_rows d
 func (tp *Tape) BiasGELU(x, b *Tensor) *Tensor {
@@ -173,39 +176,52 @@ func (tp *Tape) BiasGELU(x, b *Tensor) *Tensor {
 		panic(fmt.Sprintf("tensor: BiasGELU: bias %v does not fit %v", b.Shape, x.Shape))
 	}
 	y := tp.alloc(anyGrad2(x, b), x.Shape...)
+	var deriv *Tensor
+	if y.Grad != nil {
+		deriv = tp.alloc(false, x.Shape...)
+	}
 	parallelFor(rows, 8, 12*c, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			xr, yr := x.Data[i*c:(i+1)*c], y.Data[i*c:(i+1)*c]
+			br := b.Data[:len(xr)]
+			if deriv == nil {
+				for j, v := range xr {
+					yr[j] = gelu32(v + br[j])
+				}
+				continue
+			}
+			dr := deriv.Data[i*c : (i+1)*c]
 			for j, v := range xr {
-				yr[j] = gelu32(v + b.Data[j])
+				yr[j], dr[j] = geluAndGrad32(v + br[j])
 			}
 		}
 	})
 	if nd := tp.push(y, biasGELUBackward); nd != nil {
-		nd.a, nd.b = x, b
+		nd.a, nd.b, nd.aux = x, b, deriv
 		nd.aux2 = tp.alloc(false, numWorkers(), c)
 	}
 	return y
 }
 
 func biasGELUBackward(nd *node) {
-	x, b, part, y := nd.a, nd.b, nd.aux2, nd.out
+	x, b, deriv, part, y := nd.a, nd.b, nd.aux, nd.aux2, nd.out
 	c, rows := x.Cols(), x.Rows()
 	clear(part.Data)
-	parallelForWorker(rows, 8, 12*c, func(w, lo, hi int) {
+	parallelForWorker(rows, 8, 2*c, func(w, lo, hi int) {
 		pb := part.Data[w*c : (w+1)*c]
 		for i := lo; i < hi; i++ {
-			xr, dy := x.Data[i*c:(i+1)*c], y.Grad[i*c:(i+1)*c]
-			var dx []float32
+			dr, dy := deriv.Data[i*c:(i+1)*c], y.Grad[i*c:(i+1)*c]
 			if x.Grad != nil {
-				dx = x.Grad[i*c : (i+1)*c]
-			}
-			for j, g := range dy {
-				d := g * geluGrad32(xr[j]+b.Data[j])
-				pb[j] += d
-				if dx != nil {
+				dx := x.Grad[i*c : (i+1)*c]
+				for j, g := range dy {
+					d := g * dr[j]
+					pb[j] += d
 					dx[j] += d
 				}
+				continue
+			}
+			for j, g := range dy {
+				pb[j] += g * dr[j]
 			}
 		}
 	})
