@@ -25,6 +25,29 @@ type KNNOptions struct {
 // for large ones to a few seconds of CPU (about 3 ns per multiply-add).
 const DefaultKNNBudget = 1_000_000_000
 
+// KNNWork is the work of an exact kNN graph of g, Σ df(w)² over the
+// vocabulary: KNNGraph is exact when it does not exceed the budget.
+func KNNWork(g *Graph) int64 {
+	df := make([]int64, len(g.Vocab))
+	last := make([]int32, len(g.Vocab))
+	for i := range last {
+		last[i] = -1
+	}
+	for i := 0; i < g.NumDocs(); i++ {
+		for _, w := range g.Doc(i) {
+			if last[w] != int32(i) {
+				last[w] = int32(i)
+				df[w]++
+			}
+		}
+	}
+	var work int64
+	for _, d := range df {
+		work += d * d
+	}
+	return work
+}
+
 // KNNGraph links every document to its K most similar other documents by
 // the cosine similarity of tf-idf vectors, as the paper did for COVID, and
 // returns the links (one per document and neighbour; pass them to SetLinks,

@@ -169,3 +169,17 @@ func TestKNNGraphCOVIDOverlap(t *testing.T) {
 		t.Errorf("%.1f%% of the released links among %d induced ones, want >= 99%% of %d", 100*frac, len(ours.Links), len(g.Links))
 	}
 }
+
+// Σ df² of the shared datasets, computed independently in Python
+// (sum(df*df) over a Counter of each line's distinct word ids).
+func TestKNNWorkShared(t *testing.T) {
+	for name, want := range map[string]int64{"ml": 34446189, "pl": 23568097, "covid": 23959927} {
+		g, err := LoadFolder(shared.Dataset(t, name), LoadOptions{NoWordVectors: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := KNNWork(g); got != want {
+			t.Errorf("%s: KNNWork = %d, want %d", name, got, want)
+		}
+	}
+}

@@ -52,23 +52,40 @@ the split sizes (training documents include the validation documents).`)
 	}
 	s := d.makeSplit(g)
 	st := corpus.ComputeStats(g, s, d.split)
+	var kn *knnInfo
+	if g.LinksInduced {
+		exact, work := d.knnExact(g)
+		kn = &knnInfo{K: d.knnK, Exact: exact, Work: work, Budget: d.knnBudget}
+	}
 	if *asJSON {
 		out := struct {
 			Data string `json:"data"`
 			corpus.Stats
+			KNN        *knnInfo `json:"knn,omitempty"`
 			LabelNames []string `json:"label_names"`
-		}{d.source(), st, g.LabelNames}
+		}{d.source(), st, kn, g.LabelNames}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
-	return writeStatsText(stdout, d.source(), g, st)
+	return writeStatsText(stdout, d.source(), g, st, kn)
 }
 
-func writeStatsText(w io.Writer, source string, g *corpus.Graph, st corpus.Stats) error {
+// knnInfo describes an induced link graph.
+type knnInfo struct {
+	K      int   `json:"k"`
+	Exact  bool  `json:"exact"`
+	Work   int64 `json:"work"`   // Σ df², the work of an exact graph
+	Budget int64 `json:"budget"` // --knn-budget
+}
+
+func writeStatsText(w io.Writer, source string, g *corpus.Graph, st corpus.Stats, kn *knnInfo) error {
 	links := "from the input"
-	if st.LinksInduced {
-		links = "induced: tf-idf kNN"
+	if kn != nil {
+		links = fmt.Sprintf("induced: tf-idf kNN, κ = %d, exact", kn.K)
+		if !kn.Exact {
+			links = fmt.Sprintf("induced: tf-idf kNN, κ = %d, approximate: an exact graph needs --knn-budget %d, given %d", kn.K, kn.Work, kn.Budget)
+		}
 	}
 	vectors := "none"
 	if st.WordDim > 0 {

@@ -227,6 +227,13 @@ func TestDataKNNLinksFlag(t *testing.T) {
 	if got["isolated_docs"] != 0.0 {
 		t.Errorf("isolated_docs = %v, want 0", got["isolated_docs"])
 	}
+	if kn, _ := got["knn"].(map[string]any); kn["exact"] != true || kn["k"] != 5.0 {
+		t.Errorf("knn = %v, want exact with k 5", got["knn"])
+	}
+	code, out, errs = runCmd("data", "stats", "--data", dir, "--knn-links", "--knn-budget", "1000")
+	if code != 0 || !strings.Contains(out, "approximate: an exact graph needs --knn-budget 23959927, given 1000") {
+		t.Errorf("small budget: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
 }
 
 func TestDataUsage(t *testing.T) {

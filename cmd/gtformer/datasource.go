@@ -15,6 +15,7 @@ type dataFlags struct {
 	path      string
 	knnLinks  bool
 	knnK      int
+	knnBudget int64
 	minDF     int
 	maxDF     float64
 	maxVocab  int
@@ -28,6 +29,7 @@ func (d *dataFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&d.path, "data", "", "`PATH` of the corpus: a dataset folder (contents.txt, links.txt, voc.txt, ...) or a .jsonl file of raw text; empty: the built-in synthetic corpus")
 	fs.BoolVar(&d.knnLinks, "knn-links", false, "link a corpus that has no links to its tf-idf nearest neighbours (as the paper did for COVID)")
 	fs.IntVar(&d.knnK, "knn-k", corpus.DefaultKNN, "neighbours per document for --knn-links (κ)")
+	fs.Int64Var(&d.knnBudget, "knn-budget", corpus.DefaultKNNBudget, "work bound of --knn-links, Σ df² multiply-adds; the graph is exact below it, approximate above (the most frequent words propose no neighbours)")
 	fs.IntVar(&d.minDF, "min-df", tok.MinDF, "JSON Lines: keep words in at least this many documents")
 	fs.Float64Var(&d.maxDF, "max-df", tok.MaxDF, "JSON Lines: drop words in more than this fraction of documents (0: no limit)")
 	fs.IntVar(&d.maxVocab, "max-vocab", tok.MaxVocab, "JSON Lines: keep at most this many words, the most document-frequent (0: no limit)")
@@ -41,6 +43,8 @@ func (d *dataFlags) options() (corpus.LoadOptions, error) {
 	switch {
 	case d.knnK <= 0:
 		return corpus.LoadOptions{}, usagef("--knn-k must be positive, got %d", d.knnK)
+	case d.knnBudget <= 0:
+		return corpus.LoadOptions{}, usagef("--knn-budget must be positive, got %d", d.knnBudget)
 	case d.minDF < 0:
 		return corpus.LoadOptions{}, usagef("--min-df must not be negative, got %d", d.minDF)
 	case d.maxDF < 0 || d.maxDF > 1:
@@ -52,7 +56,7 @@ func (d *dataFlags) options() (corpus.LoadOptions, error) {
 	}
 	return corpus.LoadOptions{
 		KNNLinks:  d.knnLinks,
-		KNN:       corpus.KNNOptions{K: d.knnK},
+		KNN:       corpus.KNNOptions{K: d.knnK, Budget: d.knnBudget},
 		Tokenizer: corpus.TokenizerOptions{MinDF: d.minDF, MaxDF: d.maxDF, MaxVocab: d.maxVocab},
 	}, nil
 }
@@ -72,6 +76,13 @@ func (d *dataFlags) makeSplit(g *corpus.Graph) *corpus.Split {
 		return corpus.RandomSplit(g, d.splitSeed)
 	}
 	return corpus.PaperSplit(g)
+}
+
+// knnExact reports whether an induced link graph of g is exact under the
+// flags' budget, and the work an exact graph needs.
+func (d *dataFlags) knnExact(g *corpus.Graph) (exact bool, work int64) {
+	work = corpus.KNNWork(g)
+	return work <= d.knnBudget, work
 }
 
 // source describes where the corpus comes from, for messages.
