@@ -123,7 +123,7 @@ func writeStatsText(w io.Writer, source string, g *corpus.Graph, st corpus.Stats
 func runDataValidate(args []string, stdout, stderr io.Writer) error {
 	var d dataFlags
 	fs := newFlagSet("data validate", "[--data PATH]", stderr)
-	d.register(fs)
+	d.registerLoad(fs)
 	describe(fs, stderr, "[--data PATH]", `
 Reads every file of a corpus and checks it: integer tokens, word ids inside
 the vocabulary, links between existing documents, one label per document,

@@ -23,8 +23,16 @@ type dataFlags struct {
 	splitSeed uint64
 }
 
-// register adds the flags to fs.
+// register adds the corpus and split flags to fs.
 func (d *dataFlags) register(fs *flag.FlagSet) {
+	d.registerLoad(fs)
+	d.registerSplit(fs)
+}
+
+// registerLoad adds only the flags that say where and how to read the
+// corpus, for commands that do not split it.
+func (d *dataFlags) registerLoad(fs *flag.FlagSet) {
+	d.split = "paper" // the default when registerSplit is not called
 	tok := corpus.DefaultTokenizer()
 	fs.StringVar(&d.path, "data", "", "`PATH` of the corpus: a dataset folder (contents.txt, links.txt, voc.txt, ...) or a .jsonl file of raw text; empty: the built-in synthetic corpus")
 	fs.BoolVar(&d.knnLinks, "knn-links", false, "link a corpus that has no links to its tf-idf nearest neighbours (as the paper did for COVID)")
@@ -33,6 +41,10 @@ func (d *dataFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&d.minDF, "min-df", tok.MinDF, "JSON Lines: keep words in at least this many documents")
 	fs.Float64Var(&d.maxDF, "max-df", tok.MaxDF, "JSON Lines: drop words in more than this fraction of documents (0: no limit)")
 	fs.IntVar(&d.maxVocab, "max-vocab", tok.MaxVocab, "JSON Lines: keep at most this many words, the most document-frequent (0: no limit)")
+}
+
+// registerSplit adds the split flags.
+func (d *dataFlags) registerSplit(fs *flag.FlagSet) {
 	fs.StringVar(&d.split, "split", "paper", "document split `NAME`: paper (first 80% train, last 10% of those validation, last 20% test) or random")
 	fs.Uint64Var(&d.splitSeed, "split-seed", 1, "seed of --split random")
 }
