@@ -204,9 +204,9 @@ func NewTransformerLayer(name string, c, heads, hidden int, rng *rand.Rand) *Tra
 func (l *TransformerLayer) Forward(tp *tensor.Tape, x, kv *tensor.Tensor, keyMask []bool) *tensor.Tensor {
 	h := l.Attn.Forward(tp, x, kv, keyMask)
 	h = l.dropout(tp, h)
-	x = l.LN1.Forward(tp, tp.Add(x, h))
+	x = tp.AddLayerNorm(x, h, l.LN1.Gamma, l.LN1.Beta)
 	h = l.dropout(tp, l.MLP.Forward(tp, x))
-	return l.LN2.Forward(tp, tp.Add(x, h))
+	return tp.AddLayerNorm(x, h, l.LN2.Gamma, l.LN2.Beta)
 }
 
 func (l *TransformerLayer) dropout(tp *tensor.Tape, x *tensor.Tensor) *tensor.Tensor {

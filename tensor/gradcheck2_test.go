@@ -82,6 +82,8 @@ func TestGradNormAndFused(t *testing.T) {
 		{name: "LayerNorm4D", f: func(tp *Tape, in []*Tensor) *Tensor { return tp.LayerNorm(in[0], in[1], in[2]) }, shapes: [][]int{{2, 1, 2, 4}, {4}, {4}}},
 		{name: "LayerNormNoAffine", f: func(tp *Tape, in []*Tensor) *Tensor { return tp.LayerNorm(in[0], nil, nil) }, shapes: [][]int{{4, 5}}},
 		{name: "LayerNorm1row", f: func(tp *Tape, in []*Tensor) *Tensor { return tp.LayerNorm(in[0], in[1], nil) }, shapes: [][]int{{1, 3}, {3}}},
+		{name: "AddLayerNorm", f: func(tp *Tape, in []*Tensor) *Tensor { return tp.AddLayerNorm(in[0], in[1], in[2], in[3]) }, shapes: [][]int{{3, 5}, {3, 5}, {5}, {5}}},
+		{name: "AddLayerNormSame", f: func(tp *Tape, in []*Tensor) *Tensor { return tp.AddLayerNorm(in[0], in[0], nil, in[1]) }, shapes: [][]int{{2, 1, 4}, {4}}},
 		{name: "BiasGELU", f: func(tp *Tape, in []*Tensor) *Tensor { return tp.BiasGELU(in[0], in[1]) }, shapes: [][]int{{2, 3, 4}, {4}}},
 		{name: "BiasGELU1row", f: func(tp *Tape, in []*Tensor) *Tensor { return tp.BiasGELU(in[0], in[1]) }, shapes: [][]int{{1, 1}, {1}}},
 		{name: "Dropout", f: func(tp *Tape, in []*Tensor) *Tensor {

@@ -21,18 +21,54 @@ const LayerNormEps = 1e-5
 //	dβ += Σ_rows dy,  dγ += Σ_rows dy⊙x̂
 //	dx += r·(g − mean(g) − x̂·mean(g⊙x̂)) with g = dy⊙γ
 func (tp *Tape) LayerNorm(x, gamma, beta *Tensor) *Tensor {
+	return tp.layerNorm("LayerNorm", x, nil, gamma, beta)
+}
+
+// AddLayerNorm returns LayerNorm(x + res, gamma, beta), the post-LN residual
+// step. Fused with the add because the sum would be written, reread, and its
+// gradient passed back through an extra pass each way; here the sum is
+// formed in registers (and again in backward), and both inputs receive the
+// normalisation's input gradient directly.
+//
+//	s = x + res:  dx += ds,  dres += ds  (ds as for LayerNorm of s)
+func (tp *Tape) AddLayerNorm(x, res, gamma, beta *Tensor) *Tensor {
+	if !SameShape(x, res) {
+		panic(fmt.Sprintf("tensor: AddLayerNorm: shapes %v and %v differ", x.Shape, res.Shape))
+	}
+	return tp.layerNorm("AddLayerNorm", x, res, gamma, beta)
+}
+
+// lnRow returns row i of x (+ res) in buf (or x's row itself without res).
+func lnRow(x, res *Tensor, i, c int, buf []float32) []float32 {
+	xr := x.Data[i*c : (i+1)*c]
+	if res == nil {
+		return xr
+	}
+	rr := res.Data[i*c : (i+1)*c]
+	buf = buf[:c]
+	for j, v := range xr {
+		buf[j] = v + rr[j]
+	}
+	return buf
+}
+
+func (tp *Tape) layerNorm(op string, x, res, gamma, beta *Tensor) *Tensor {
 	c, rows := x.Cols(), x.Rows()
-	for _, p := range []*Tensor{gamma, beta} {
+	for _, p := range [2]*Tensor{gamma, beta} {
 		if p != nil && len(p.Data) != c {
-			panic(fmt.Sprintf("tensor: LayerNorm: parameter %v does not fit %v", p.Shape, x.Shape))
+			panic(fmt.Sprintf("tensor: %s: parameter %v does not fit %v", op, p.Shape, x.Shape))
 		}
 	}
-	grad := x.Grad != nil || (gamma != nil && gamma.Grad != nil) || (beta != nil && beta.Grad != nil)
+	grad := anyGrad2(x, res) || (gamma != nil && gamma.Grad != nil) || (beta != nil && beta.Grad != nil)
 	y := tp.alloc(grad, x.Shape...)
 	stats := tp.alloc(false, rows, 2) // μ, r per row
-	parallelFor(rows, 8, 4*c, func(lo, hi int) {
+	// Scratch rows for the residual sum, one per worker, plus the dγ, dβ
+	// partial sums used by backward.
+	scratch := tp.alloc(false, numWorkers(), 3*c)
+	parallelForWorker(rows, 8, 4*c, func(w, lo, hi int) {
+		buf := scratch.Data[w*3*c : w*3*c+c]
 		for i := lo; i < hi; i++ {
-			xr, yr := x.Data[i*c:(i+1)*c], y.Data[i*c:(i+1)*c]
+			xr, yr := lnRow(x, res, i, c, buf), y.Data[i*c:(i+1)*c]
 			var s float32
 			for _, v := range xr {
 				s += v
@@ -45,42 +81,41 @@ func (tp *Tape) LayerNorm(x, gamma, beta *Tensor) *Tensor {
 			}
 			r := float32(1 / math.Sqrt(float64(ss/float32(c))+LayerNormEps))
 			stats.Data[2*i], stats.Data[2*i+1] = mu, r
-			switch {
-			case gamma != nil && beta != nil:
-				g, b := gamma.Data[:c], beta.Data[:c]
+			if gamma != nil && beta != nil {
+				g, b := gamma.Data[:len(xr)], beta.Data[:len(xr)]
 				for j, v := range xr {
 					yr[j] = (v-mu)*r*g[j] + b[j]
 				}
-			default:
-				for j, v := range xr {
-					h := (v - mu) * r
-					if gamma != nil {
-						h *= gamma.Data[j]
-					}
-					if beta != nil {
-						h += beta.Data[j]
-					}
-					yr[j] = h
+				continue
+			}
+			for j, v := range xr {
+				h := (v - mu) * r
+				if gamma != nil {
+					h *= gamma.Data[j]
 				}
+				if beta != nil {
+					h += beta.Data[j]
+				}
+				yr[j] = h
 			}
 		}
 	})
 	if nd := tp.push(y, layerNormBackward); nd != nil {
-		nd.a, nd.b, nd.c, nd.aux = x, gamma, beta, stats
-		// Per-worker partial sums of dγ and dβ, merged after the pass.
-		nd.aux2 = tp.alloc(false, numWorkers(), 2*c)
+		nd.a, nd.b, nd.c, nd.aux, nd.aux2 = x, gamma, beta, stats, scratch
+		nd.xs = append(nd.xs, res)
 	}
 	return y
 }
 
 func layerNormBackward(nd *node) {
-	x, gamma, beta, stats, part, y := nd.a, nd.b, nd.c, nd.aux, nd.aux2, nd.out
+	x, res, gamma, beta, stats, scratch, y := nd.a, nd.xs[0], nd.b, nd.c, nd.aux, nd.aux2, nd.out
 	c, rows := x.Cols(), x.Rows()
-	clear(part.Data)
+	clear(scratch.Data)
 	parallelForWorker(rows, 8, 8*c, func(w, lo, hi int) {
-		pg, pb := part.Data[w*2*c:w*2*c+c], part.Data[w*2*c+c:(w+1)*2*c]
+		buf := scratch.Data[w*3*c : w*3*c+c]
+		pg, pb := scratch.Data[w*3*c+c:w*3*c+2*c], scratch.Data[w*3*c+2*c:(w+1)*3*c]
 		for i := lo; i < hi; i++ {
-			xr, dy := x.Data[i*c:(i+1)*c], y.Grad[i*c:(i+1)*c]
+			xr, dy := lnRow(x, res, i, c, buf), y.Grad[i*c:(i+1)*c]
 			mu, r := stats.Data[2*i], stats.Data[2*i+1]
 			var sg, sgx float32
 			for j, g := range dy {
@@ -93,29 +128,41 @@ func layerNormBackward(nd *node) {
 				sg += g
 				sgx += g * xh
 			}
-			if x.Grad == nil {
-				continue
-			}
 			sg /= float32(c)
 			sgx /= float32(c)
-			dx := x.Grad[i*c : (i+1)*c]
+			var dx, dr []float32
+			if x.Grad != nil {
+				dx = x.Grad[i*c : (i+1)*c]
+			}
+			if res != nil && res.Grad != nil {
+				dr = res.Grad[i*c : (i+1)*c]
+			}
+			if dx == nil && dr == nil {
+				continue
+			}
 			for j, g := range dy {
 				xh := (xr[j] - mu) * r
 				if gamma != nil {
 					g *= gamma.Data[j]
 				}
-				dx[j] += r * (g - sg - xh*sgx)
+				d := r * (g - sg - xh*sgx)
+				if dx != nil {
+					dx[j] += d
+				}
+				if dr != nil {
+					dr[j] += d
+				}
 			}
 		}
 	})
-	for w := range part.Shape[0] {
+	for w := range scratch.Shape[0] {
 		if gamma != nil && gamma.Grad != nil {
-			for j, v := range part.Data[w*2*c : w*2*c+c] {
+			for j, v := range scratch.Data[w*3*c+c : w*3*c+2*c] {
 				gamma.Grad[j] += v
 			}
 		}
 		if beta != nil && beta.Grad != nil {
-			for j, v := range part.Data[w*2*c+c : (w+1)*2*c] {
+			for j, v := range scratch.Data[w*3*c+2*c : (w+1)*3*c] {
 				beta.Grad[j] += v
 			}
 		}
