@@ -1,0 +1,239 @@
+package model
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gtformer/gtformer/tensor"
+)
+
+// Unit checks of the model's own tape ops. Each op is compared with an
+// independent float64 reference of its forward, and its backward with the
+// float64 central difference (h = 1e-6) of that reference's weighted sum
+// Σ r ⊙ y under a random upstream gradient r. The op stores float32, so the
+// tolerance is float32 precision: 1e-5 absolute + 1e-4 relative.
+
+// opCase is one op under test: inputs, the op on the tape, and its float64
+// reference over the same inputs (flattened per input).
+type opCase struct {
+	name   string
+	inputs []*tensor.Tensor
+	op     func(tp *tensor.Tape, in []*tensor.Tensor) *tensor.Tensor
+	ref    func(in [][]float64) []float64
+}
+
+func randParam(rng *rand.Rand, name string, scale, shift float64, shape ...int) *tensor.Tensor {
+	p := tensor.Param(name, shape...)
+	for i := range p.Data {
+		p.Data[i] = float32(shift + scale*rng.NormFloat64())
+	}
+	return p
+}
+
+func checkOp(t *testing.T, c opCase) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(5, 5))
+	for _, p := range c.inputs {
+		p.ZeroGrad()
+	}
+	tp := tensor.NewTape()
+	y := c.op(tp, c.inputs)
+	x64 := make([][]float64, len(c.inputs))
+	for i, p := range c.inputs {
+		x64[i] = make([]float64, len(p.Data))
+		for j, v := range p.Data {
+			x64[i][j] = float64(v)
+		}
+	}
+	want := c.ref(x64)
+	if len(want) != len(y.Data) {
+		t.Fatalf("%s: reference has %d outputs, op %d", c.name, len(want), len(y.Data))
+	}
+	for i, w := range want {
+		if d := math.Abs(float64(y.Data[i]) - w); d > 1e-5+1e-5*math.Abs(w) {
+			t.Errorf("%s: y[%d] = %.8g, reference %.8g", c.name, i, y.Data[i], w)
+		}
+	}
+	r := make([]float32, len(y.Data))
+	for i := range r {
+		r[i] = float32(rng.NormFloat64())
+	}
+	tp.BackwardWith(y, r)
+	f := func() float64 {
+		out := c.ref(x64)
+		var s float64
+		for i, v := range out {
+			s += float64(r[i]) * v
+		}
+		return s
+	}
+	const h = 1e-6
+	for i, p := range c.inputs {
+		for j := range p.Data {
+			x0 := x64[i][j]
+			x64[i][j] = x0 + h
+			fp := f()
+			x64[i][j] = x0 - h
+			fm := f()
+			x64[i][j] = x0
+			num := (fp - fm) / (2 * h)
+			if d := math.Abs(float64(p.Grad[j]) - num); d > 1e-5+1e-4*math.Abs(num) {
+				t.Errorf("%s: d/d%s[%d] = %.8g, numeric %.8g", c.name, p.Name, j, p.Grad[j], num)
+			}
+		}
+	}
+}
+
+func TestOpsGradient(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	// A CSR of 3 documents over a vocabulary of 5: one empty row, one
+	// repeated-weight row, one full row.
+	ptr := []int64{0, 2, 2, 6}
+	idx := []int32{1, 3, 0, 1, 2, 4}
+	w := []float32{0.6, 0.8, 0.1, 0.5, 0.7, 0.5}
+	counts := []float32{2, 1, 1, 3, 1, 2}
+
+	cases := []opCase{
+		{
+			name:   "scaleBy",
+			inputs: []*tensor.Tensor{randParam(rng, "x", 1, 0, 3, 4), randParam(rng, "s", 0.5, 0.3, 1)},
+			op:     func(tp *tensor.Tape, in []*tensor.Tensor) *tensor.Tensor { return scaleBy(tp, in[0], in[1]) },
+			ref: func(in [][]float64) []float64 {
+				out := make([]float64, len(in[0]))
+				for i, v := range in[0] {
+					out[i] = in[1][0] * v
+				}
+				return out
+			},
+		},
+		{
+			name:   "expScalar/+1",
+			inputs: []*tensor.Tensor{randParam(rng, "a", 0.5, -1, 1)},
+			op:     func(tp *tensor.Tape, in []*tensor.Tensor) *tensor.Tensor { return expScalar(tp, in[0], 1) },
+			ref:    func(in [][]float64) []float64 { return []float64{math.Exp(in[0][0])} },
+		},
+		{
+			name:   "expScalar/-1",
+			inputs: []*tensor.Tensor{randParam(rng, "a", 0.5, -1, 1)},
+			op:     func(tp *tensor.Tape, in []*tensor.Tensor) *tensor.Tensor { return expScalar(tp, in[0], -1) },
+			ref:    func(in [][]float64) []float64 { return []float64{math.Exp(-in[0][0])} },
+		},
+		{
+			name:   "bagEmbed",
+			inputs: []*tensor.Tensor{randParam(rng, "table", 1, 0, 5, 3)},
+			op: func(tp *tensor.Tape, in []*tensor.Tensor) *tensor.Tensor {
+				return bagEmbed(tp, in[0], ptr, idx, w)
+			},
+			ref: func(in [][]float64) []float64 {
+				out := make([]float64, 3*3)
+				for r := 0; r < 3; r++ {
+					for k := ptr[r]; k < ptr[r+1]; k++ {
+						for j := 0; j < 3; j++ {
+							out[r*3+j] += float64(w[k]) * in[0][int(idx[k])*3+j]
+						}
+					}
+				}
+				return out
+			},
+		},
+		contrastiveCase(rng),
+		{
+			name: "bowNLL",
+			// p rows are positive (not normalised: bowNLL does not need it).
+			inputs: []*tensor.Tensor{randUniformParam(rng, "p", 0.05, 0.6, 3, 5)},
+			op: func(tp *tensor.Tape, in []*tensor.Tensor) *tensor.Tensor {
+				return bowNLL(tp, in[0], ptr, idx, counts)
+			},
+			ref: func(in [][]float64) []float64 {
+				var loss float64
+				for r := 0; r < 3; r++ {
+					var nd, l float64
+					for k := ptr[r]; k < ptr[r+1]; k++ {
+						nd += float64(counts[k])
+						l -= float64(counts[k]) * math.Log(in[0][r*5+int(idx[k])])
+					}
+					if nd > 0 {
+						loss += l / nd
+					}
+				}
+				return []float64{loss / 3}
+			},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { checkOp(t, c) })
+	}
+}
+
+func randUniformParam(rng *rand.Rand, name string, lo, hi float64, shape ...int) *tensor.Tensor {
+	p := tensor.Param(name, shape...)
+	for i := range p.Data {
+		p.Data[i] = float32(lo + (hi-lo)*rng.Float64())
+	}
+	return p
+}
+
+// contrastiveCase: 3 anchors over 5 candidates with large logits (the op
+// subtracts the row maximum, so e^{±40} must not overflow), inadmissible
+// entries whose logits must not matter, and a positive that is admissible.
+func contrastiveCase(rng *rand.Rand) opCase {
+	const a, c = 3, 5
+	pos := []int32{1, 4, 0}
+	mask := []bool{
+		false, true, true, false, true,
+		true, true, false, true, true,
+		true, false, true, true, false,
+	}
+	logits := randParam(rng, "logits", 3, 0, a, c)
+	logits.Data[2] = 40 // anchor 0: a dominant admissible negative
+	logits.Data[3] = 80 // inadmissible and far larger: must be ignored
+	return opCase{
+		name:   "contrastive",
+		inputs: []*tensor.Tensor{logits},
+		op: func(tp *tensor.Tape, in []*tensor.Tensor) *tensor.Tensor {
+			return contrastive(tp, in[0], mask, pos)
+		},
+		ref: func(in [][]float64) []float64 {
+			var loss float64
+			for r := 0; r < a; r++ {
+				m := math.Inf(-1)
+				for j := 0; j < c; j++ {
+					if mask[r*c+j] {
+						m = math.Max(m, in[0][r*c+j])
+					}
+				}
+				var z float64
+				for j := 0; j < c; j++ {
+					if mask[r*c+j] {
+						z += math.Exp(in[0][r*c+j] - m)
+					}
+				}
+				loss += -(in[0][r*c+int(pos[r])] - m - math.Log(z))
+			}
+			return []float64{loss / a}
+		},
+	}
+}
+
+// TestContrastiveClosedForm: with all candidates admissible and equal
+// logits the loss is log C; with the positive far ahead it is ≈ 0.
+func TestContrastiveClosedForm(t *testing.T) {
+	tp := tensor.NewTape()
+	tp.NoGrad = true
+	for _, tc := range []struct {
+		name   string
+		logits []float32
+		want   float64
+	}{
+		{"uniform", []float32{-2, -2, -2, -2}, math.Log(4)},
+		{"positive ahead", []float32{-200, 0, -200, -200}, 0},
+		{"positive behind", []float32{0, -10, 0, 0}, 10 + math.Log(3+math.Exp(-10))},
+	} {
+		x := tensor.FromData(tc.logits, 1, 4)
+		got := contrastive(tp, x, []bool{true, true, true, true}, []int32{1})
+		if math.Abs(float64(got.Data[0])-tc.want) > 1e-5 {
+			t.Errorf("%s: %g, want %g", tc.name, got.Data[0], tc.want)
+		}
+	}
+}
