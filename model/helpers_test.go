@@ -129,3 +129,8 @@ func linkBatch(t testing.TB, g *corpus.Graph, links [][2]int32, k int, seed uint
 	b.Labels[B-1] = -1
 	return b
 }
+
+// nbrsOf adapts the graph's adjacency to Embed's neighbour callback.
+func nbrsOf(g *corpus.Graph) func(d int32) []int32 {
+	return func(d int32) []int32 { return g.Neighbors(int(d)) }
+}
