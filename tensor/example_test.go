@@ -1,0 +1,58 @@
+package tensor_test
+
+import (
+	"fmt"
+
+	"github.com/gtformer/gtformer/tensor"
+)
+
+// A linear model's gradient on one example: the tape records Linear and the
+// loss; Backward fills the parameters' Grad.
+func ExampleTape_Backward() {
+	w := tensor.Param("w", 2, 1)
+	copy(w.Data, []float32{0.5, -1})
+	x := tensor.FromData([]float32{2, 3}, 1, 2)
+
+	tp := tensor.NewTape()
+	y := tp.Linear(x, w, nil)    // (1,1): 0.5·2 − 1·3 = −2
+	loss := tp.Sum(tp.Square(y)) // y² = 4
+	tp.Backward(loss)
+	fmt.Println(loss.Data[0], w.Grad) // dL/dw = 2y·x = [−8 −12]
+	// Output: 4 [-8 -12]
+}
+
+// Reusing a tape: after Reset the same sequence of ops reuses the arena, so a
+// training loop allocates no tensor storage once warm.
+func ExampleTape_Reset() {
+	w := tensor.Param("w", 1)
+	w.Data[0] = 3
+	tp := tensor.NewTape()
+	for step := range 3 {
+		tp.Reset()
+		w.ZeroGrad()
+		loss := tp.Sum(tp.Square(w)) // w²
+		tp.Backward(loss)
+		w.Data[0] -= 0.25 * w.Grad[0] // w ← w − 0.25·2w = w/2
+		fmt.Println(step, w.Data[0])
+	}
+	// Output:
+	// 0 1.5
+	// 1 0.75
+	// 2 0.375
+}
+
+// Attention from two query tokens to three keys, one of them padding.
+func ExampleTape_Attention() {
+	tp := &tensor.Tape{NoGrad: true}
+	q := tensor.New(1, 2, 4)                                                      // (B,Tq,C)
+	kv := tensor.FromData([]float32{1, 1, 1, 1, 2, 2, 2, 2, 9, 9, 9, 9}, 1, 3, 4) // (B,Tk,C)
+	out := tp.Attention(q, kv, kv, 2, []bool{true, true, false})
+	fmt.Println(out.Shape, out.Row(0)) // zero queries: uniform over the two real keys
+	// Output: [1 2 4] [1.5 1.5 1.5 1.5]
+}
+
+func ExampleBLASName() {
+	name := tensor.BLASName()
+	fmt.Println(name == "gonum" || name == "openblas")
+	// Output: true
+}
