@@ -1,0 +1,75 @@
+package model
+
+import (
+	"testing"
+
+	"github.com/gtformer/gtformer/corpus"
+	"github.com/gtformer/gtformer/tensor"
+)
+
+// benchSetup is the default configuration (width 128, 3 layers, 13 topics,
+// k = 5) over a synthetic corpus of 256 documents of 64 tokens and a
+// vocabulary of 2000, with a batch of 16 links = 32 distinct centres.
+func benchSetup(b *testing.B) (*Model, *Inputs, *Batch, *corpus.Graph) {
+	b.Helper()
+	g := tinyGraph(256, 2000, 64, 64, false, 9)
+	cfg := Default()
+	cfg.Vocab = len(g.Vocab)
+	cfg.NumLabels = g.NumLabels()
+	m, err := New(cfg, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := inputsFor(g, cfg)
+	var links [][2]int32
+	for i := int32(0); i < 16; i++ {
+		links = append(links, [2]int32{2 * i, 2*i + 1}) // ring links
+	}
+	batch := linkBatch(b, g, links, cfg.Neighbors, 1)
+	if len(batch.Centres) != 32 {
+		b.Fatalf("%d centres", len(batch.Centres))
+	}
+	return m, in, batch, g
+}
+
+// BenchmarkLoss: one training step's forward and backward for 32 centres;
+// docs/s counts centre documents.
+func BenchmarkLoss(b *testing.B) {
+	for _, mode := range []string{"nested", "cache"} {
+		b.Run(mode, func(b *testing.B) {
+			m, in, batch, _ := benchSetup(b)
+			var cache *Cache
+			if mode == "cache" {
+				cache = m.NewCache(in.N)
+				m.Refresh(cache, in, allDocs(in.N), 64)
+			}
+			tp := tensor.NewTape()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				tp.Reset()
+				for _, p := range m.Params() {
+					p.ZeroGrad()
+				}
+				loss, _, err := m.Loss(tp, in, batch, cache)
+				if err != nil {
+					b.Fatal(err)
+				}
+				tp.Backward(loss)
+			}
+			b.ReportMetric(float64(len(batch.Centres)*b.N)/b.Elapsed().Seconds(), "docs/s")
+		})
+	}
+}
+
+// BenchmarkEmbed: inference over all 256 documents (each neighbour
+// re-encoded once for the cache, then the documents in batches of 64 with
+// up to 5 neighbours).
+func BenchmarkEmbed(b *testing.B) {
+	m, in, _, g := benchSetup(b)
+	docs := allDocs(in.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		m.Embed(in, docs, nbrsOf(g), 5, 64)
+	}
+	b.ReportMetric(float64(len(docs)*b.N)/b.Elapsed().Seconds(), "docs/s")
+}
