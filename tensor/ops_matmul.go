@@ -97,6 +97,9 @@ func (tp *Tape) Linear(x, w, b *Tensor) *Tensor {
 	sgemm(false, false, rows, out, in, 1, x.Data, in, w.Data, out, beta, y.Data, out)
 	if nd := tp.push(y, linearBackward); nd != nil {
 		nd.a, nd.b, nd.c = x, w, b
+		if b != nil && b.Grad != nil {
+			nd.aux2 = tp.alloc(false, numWorkers(), out) // db partial sums
+		}
 	}
 	return y
 }
@@ -112,23 +115,28 @@ func linearBackward(nd *node) {
 		sgemm(true, false, in, out, rows, 1, x.Data, in, dy, out, 1, w.Grad, out)
 	}
 	if b != nil && b.Grad != nil {
-		colSumInto(b.Grad, dy, rows, out)
+		colSumInto(b.Grad, dy, rows, out, nd.aux2.Data)
 	}
 }
 
 // colSumInto adds the column sums of the rows×cols matrix m to dst (cols).
-// Columns are split among workers, each walking all rows of its own columns,
-// so no partial sums need merging.
-func colSumInto(dst, m []float32, rows, cols int) {
-	parallelFor(cols, 16, rows, func(lo, hi int) {
-		d := dst[lo:hi]
-		for r := range rows {
-			row := m[r*cols+lo : r*cols+hi]
-			for j, v := range row {
+// Rows are split among workers, each summing whole rows (sequential memory)
+// into its own partial row of part (numWorkers()×cols), merged at the end.
+func colSumInto(dst, m []float32, rows, cols int, part []float32) {
+	clear(part)
+	parallelForWorker(rows, 16, cols, func(w, lo, hi int) {
+		d := part[w*cols : (w+1)*cols]
+		for r := lo; r < hi; r++ {
+			for j, v := range m[r*cols : (r+1)*cols] {
 				d[j] += v
 			}
 		}
 	})
+	for w := range len(part) / cols {
+		for j, v := range part[w*cols : (w+1)*cols] {
+			dst[j] += v
+		}
+	}
 }
 
 // BatchedMatMul returns op(a[i])·op(b[i]) for each i of a batch: a (B,M,K)
