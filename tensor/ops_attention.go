@@ -78,7 +78,7 @@ func attentionBackward(nd *node) {
 	heads, scale := nd.i[0], nd.f[0]
 	bs, tq, c := q.Shape[0], q.Shape[1], q.Shape[2]
 	tk, d := k.Shape[1], c/heads
-	parallelForWorker(bs*heads, 1, 8*tq*tk*d, func(w, lo, hi int) {
+	parallelForWorker(bs*heads, 1, 8*tq*tk*d, scratch.Shape[0], func(w, lo, hi int) {
 		dp := scratch.Data[w*tq*tk : (w+1)*tq*tk]
 		for bh := lo; bh < hi; bh++ {
 			b, h := bh/heads, bh%heads

@@ -124,7 +124,7 @@ func linearBackward(nd *node) {
 // into its own partial row of part (numWorkers()×cols), merged at the end.
 func colSumInto(dst, m []float32, rows, cols int, part []float32) {
 	clear(part)
-	parallelForWorker(rows, 16, cols, func(w, lo, hi int) {
+	parallelForWorker(rows, 16, cols, len(part)/cols, func(w, lo, hi int) {
 		d := part[w*cols : (w+1)*cols]
 		for r := lo; r < hi; r++ {
 			for j, v := range m[r*cols : (r+1)*cols] {

@@ -65,7 +65,7 @@ func (tp *Tape) layerNorm(op string, x, res, gamma, beta *Tensor) *Tensor {
 	// Scratch rows for the residual sum, one per worker, plus the dγ, dβ
 	// partial sums used by backward.
 	scratch := tp.alloc(false, numWorkers(), 3*c)
-	parallelForWorker(rows, 8, 4*c, func(w, lo, hi int) {
+	parallelForWorker(rows, 8, 4*c, scratch.Shape[0], func(w, lo, hi int) {
 		buf := scratch.Data[w*3*c : w*3*c+c]
 		for i := lo; i < hi; i++ {
 			xr, yr := lnRow(x, res, i, c, buf), y.Data[i*c:(i+1)*c]
@@ -111,7 +111,7 @@ func layerNormBackward(nd *node) {
 	x, res, gamma, beta, stats, scratch, y := nd.a, nd.xs[0], nd.b, nd.c, nd.aux, nd.aux2, nd.out
 	c, rows := x.Cols(), x.Rows()
 	clear(scratch.Data)
-	parallelForWorker(rows, 8, 8*c, func(w, lo, hi int) {
+	parallelForWorker(rows, 8, 8*c, scratch.Shape[0], func(w, lo, hi int) {
 		buf := scratch.Data[w*3*c : w*3*c+c]
 		pg, pb := scratch.Data[w*3*c+c:w*3*c+2*c], scratch.Data[w*3*c+2*c:(w+1)*3*c]
 		for i := lo; i < hi; i++ {
@@ -254,7 +254,7 @@ func biasGELUBackward(nd *node) {
 	x, b, deriv, part, y := nd.a, nd.b, nd.aux, nd.aux2, nd.out
 	c, rows := x.Cols(), x.Rows()
 	clear(part.Data)
-	parallelForWorker(rows, 8, 2*c, func(w, lo, hi int) {
+	parallelForWorker(rows, 8, 2*c, part.Shape[0], func(w, lo, hi int) {
 		pb := part.Data[w*c : (w+1)*c]
 		for i := lo; i < hi; i++ {
 			dr, dy := deriv.Data[i*c:(i+1)*c], y.Grad[i*c:(i+1)*c]

@@ -73,7 +73,7 @@ func parallelFor(n, grain, cost int, fn func(lo, hi int)) {
 		}
 		return
 	}
-	dispatch(n, grain, fn, nil)
+	dispatch(n, grain, fn, nil, runtime.GOMAXPROCS(0))
 }
 
 // numWorkers bounds the worker ids parallelForWorker passes, for sizing
@@ -81,20 +81,21 @@ func parallelFor(n, grain, cost int, fn func(lo, hi int)) {
 func numWorkers() int { return runtime.GOMAXPROCS(0) }
 
 // parallelForWorker is parallelFor whose fn also receives a worker id in
-// [0, numWorkers()), distinct among concurrent calls of one parallelForWorker,
-// so that fn can use per-worker scratch buffers.
-func parallelForWorker(n, grain, cost int, fn func(worker, lo, hi int)) {
-	if runtime.GOMAXPROCS(0) == 1 || n*cost < minParallel || n < 2*grain {
+// [0, slots), distinct among the goroutines running one call, so that fn can
+// use per-worker scratch buffers; slots (at least 1) is how many such
+// buffers the caller has, normally numWorkers() when they were made.
+func parallelForWorker(n, grain, cost, slots int, fn func(worker, lo, hi int)) {
+	if min(runtime.GOMAXPROCS(0), slots) <= 1 || n*cost < minParallel || n < 2*grain {
 		if n > 0 {
 			fn(0, 0, n)
 		}
 		return
 	}
-	dispatch(n, grain, nil, fn)
+	dispatch(n, grain, nil, fn, slots)
 }
 
-func dispatch(n, grain int, fn func(lo, hi int), fnw func(w, lo, hi int)) {
-	procs := runtime.GOMAXPROCS(0)
+func dispatch(n, grain int, fn func(lo, hi int), fnw func(w, lo, hi int), slots int) {
+	procs := min(runtime.GOMAXPROCS(0), slots)
 	poolOnce.Do(startWorkers)
 	j := jobPool.Get().(*job)
 	j.fn, j.fnw, j.n = fn, fnw, n
