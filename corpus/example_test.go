@@ -57,3 +57,12 @@ func ExampleSampler() {
 	// isolated document 5 gets a self-loop: [5 5 5]
 	// document 3 has one neighbour, drawn with replacement: [4 4 4]
 }
+
+func ExampleKNNGraph() {
+	g, _ := corpus.LoadFolder(filepath.Join("testdata", "tiny"), corpus.LoadOptions{})
+	g.SetLinks(corpus.KNNGraph(g, corpus.KNNOptions{K: 1})) // replace the links by each document's nearest neighbour
+	// Checked independently in Python with scikit-learn's tf-idf formulas.
+	fmt.Println(g.Links)
+	// Output:
+	// [[0 8] [1 5] [1 9] [2 6] [3 7] [4 8]]
+}

@@ -4,6 +4,14 @@
 //
 // Storage is flat (CSR-style) so that graphs of 500,000 documents and
 // millions of links fit in a few GB: no per-document slices are allocated.
+//
+// Data flow: Load (LoadFolder for the dataset folder format, LoadJSONL for
+// raw text through Tokenize) gives a Graph; every problem in the input is a
+// *ParseError naming file and line. A corpus without links can be linked by
+// KNNGraph (tf-idf cosine, κ nearest neighbours). PaperSplit or RandomSplit
+// divide it into training, validation and test documents and the link sets
+// that follow; a Sampler draws each document's k neighbours per epoch as an
+// (N, k) table; ComputeStats summarises it all.
 package corpus
 
 // Graph is a document graph. Document and word ids are 0-based int32.
