@@ -1,0 +1,202 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/gtformer/gtformer/evaluate"
+	"github.com/gtformer/gtformer/model"
+	"github.com/gtformer/gtformer/outputs"
+	"github.com/gtformer/gtformer/tensor"
+	"github.com/gtformer/gtformer/train"
+)
+
+func init() {
+	register(&command{
+		name:    "train",
+		summary: "train GTFormer on a corpus (default: the built-in corpus) and print the topic tree",
+		run:     runTrain,
+	})
+}
+
+// modelFlags are the architecture and training flags shared by train and
+// experiment.
+type modelFlags struct {
+	cfg  model.Config
+	opt  train.Options
+	tree string
+}
+
+func (f *modelFlags) register(fs *flag.FlagSet) {
+	f.cfg = model.Default()
+	f.opt = train.DefaultOptions()
+	c, o := &f.cfg, &f.opt
+	fs.Uint64Var(&o.Seed, "seed", o.Seed, "random seed (same seed and data, same numbers)")
+	fs.BoolVar(&c.Supervised, "supervised", false, "add the supervised head (cross-entropy on training labels)")
+	fs.IntVar(&o.Epochs, "epochs", o.Epochs, "training epochs")
+	fs.IntVar(&o.BatchLinks, "batch", o.BatchLinks, "training links per step (their ends are the batch's documents)")
+	fs.Float64Var(&o.LR, "lr", o.LR, "peak learning rate (AdamW, warm-up then cosine decay)")
+	fs.IntVar(&o.Warmup, "warmup", o.Warmup, "warm-up steps")
+	fs.Float64Var(&o.WeightDecay, "weight-decay", o.WeightDecay, "AdamW weight decay")
+	fs.StringVar(&o.Nesting, "nesting", o.Nesting, "neighbour encoding: full (neighbours encoded in the same pass) or cache (historical [CLS], refreshed every epoch)")
+	fs.IntVar(&o.ValidEvery, "valid-every", o.ValidEvery, "epochs between validations")
+	fs.IntVar(&o.GrowEvery, "grow-every", o.GrowEvery, "epochs between tree growth/pruning steps")
+	fs.IntVar(&c.Width, "width", c.Width, "model width n (hyperbolic dimension)")
+	fs.IntVar(&c.Layers, "layers", c.Layers, "transformer layers L (layer 1 plain, 2..L nested)")
+	fs.IntVar(&c.Heads, "heads", c.Heads, "attention heads")
+	fs.IntVar(&c.MLPHidden, "mlp", c.MLPHidden, "feed-forward width")
+	fs.IntVar(&c.MaxLen, "max-len", c.MaxLen, "word tokens kept per document")
+	fs.StringVar(&c.Truncate, "truncate", c.Truncate, "which words a long document keeps: head or tfidf")
+	var dropout float64 = float64(c.Dropout)
+	fs.Func("dropout", fmt.Sprintf("dropout rate (default %g)", dropout), func(s string) error {
+		_, err := fmt.Sscan(s, &dropout)
+		c.Dropout = float32(dropout)
+		return err
+	})
+	fs.StringVar(&c.Geometry, "geometry", c.Geometry, "hyperbolic or euclidean (ablation)")
+	fs.Float64Var(&c.Curvature, "curvature", c.Curvature, "K: the hyperboloid has curvature −1/K")
+	fs.StringVar(&c.Features, "features", c.Features, "[CLS] start: tfidf (projection of the document's tf-idf vector) or none")
+	fs.StringVar(&c.Tree.Mode, "tree", c.Tree.Mode, "topic tree: grow (grow and prune), fixed, or flat")
+	fs.IntVar(&c.Tree.InitDepth, "tree-depth", c.Tree.InitDepth, "levels of the initial tree")
+	fs.IntVar(&c.Tree.Branching, "tree-branching", c.Tree.Branching, "children per topic in the initial tree")
+	fs.IntVar(&c.Tree.MaxDepth, "max-depth", c.Tree.MaxDepth, "levels the tree may reach")
+	fs.IntVar(&c.Tree.MaxChildren, "max-children", c.Tree.MaxChildren, "children a topic may reach")
+	fs.Float64Var(&c.Tree.SAdd, "s-add", c.Tree.SAdd, "share above which a non-leaf topic gets a new child")
+	fs.Float64Var(&c.Tree.SPrune, "s-prune", c.Tree.SPrune, "subtree share below which a topic is pruned")
+	fs.BoolVar(&c.Tree.GrowLeaves, "grow-leaves", false, "let leaves grow children (deepens the tree; not in the paper)")
+	fs.BoolVar(&c.NoTree, "no-tree-embedding", false, "ablation: layers 2..L do not see the tree embedding e_i")
+	fs.BoolVar(&c.NoGraph, "no-graph-embedding", false, "ablation: layers 2..L do not see the graph embedding g_i")
+	fs.Float64Var(&c.LambdaTopic, "lambda-topic", c.LambdaTopic, "weight of the topic reconstruction loss")
+	fs.Float64Var(&c.LambdaSup, "lambda-sup", c.LambdaSup, "weight of the supervised loss")
+	fs.IntVar(&c.Neighbors, "neighbors", c.Neighbors, "sampled neighbours per document (k)")
+}
+
+func runTrain(args []string, stdout, stderr io.Writer) error {
+	var d dataFlags
+	var mf modelFlags
+	fs := newFlagSet("train", "[--data PATH] [--out DIR] [--seed N] [--supervised] [flags]", stderr)
+	d.register(fs)
+	mf.register(fs)
+	out := fs.String("out", "gtformer-out", "output `DIR`: topics.json, topics.txt, doc_embeddings.npy, doc_topics.npy, metrics.json, weights, checkpoint/")
+	resume := fs.Bool("resume", false, "continue from DIR/checkpoint (same data and flags)")
+	quiet := fs.Bool("quiet", false, "no progress bar, only the result")
+	describe(fs, stderr, "[--data PATH] [--out DIR] [--seed N] [--supervised] [flags]", `
+Trains GTFormer: a topic tree embedded by a hyperbolic doubly-recurrent
+network, hyperbolic graph attention, and a transformer that sees both in
+every layer. With no --data it trains on the built-in synthetic corpus.
+Prints the learned topic tree and the test metrics; writes the outputs to
+--out, and a checkpoint after every epoch to --out/checkpoint.`)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	cfg, opt := mf.cfg, mf.opt
+	if err := opt.Validate(); err != nil {
+		return usagef("%v", err)
+	}
+	g, err := d.load()
+	if err != nil {
+		return err
+	}
+	s := d.makeSplit(g)
+	cfg.Vocab = len(g.Vocab)
+	cfg.NumLabels = g.NumLabels()
+	if cfg.Supervised && g.Labels == nil {
+		return usagef("--supervised needs labels, and %s has none", d.source())
+	}
+	log := stderr
+	if *quiet {
+		log = io.Discard
+	} else {
+		opt.Progress = stderr
+	}
+	opt.Log = log
+	opt.Checkpoint = filepath.Join(*out, "checkpoint")
+	var tr *train.Trainer
+	if *resume {
+		tr, err = train.Resume(opt.Checkpoint, g, s, opt)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(log, "resuming %s after epoch %d\n", opt.Checkpoint, tr.State.Epoch)
+	} else {
+		m, err := model.New(cfg, opt.Seed)
+		if err != nil {
+			return usagef("%v", err)
+		}
+		tr, err = train.New(m, g, s, opt)
+		if err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	fmt.Fprintf(log, "training on %s: %d documents, %d training links, %s BLAS\n", d.source(), g.NumDocs(), len(s.TrainLinks), tensor.BLASName())
+	began := time.Now()
+	if err := tr.Run(); err != nil {
+		return err
+	}
+	secs := time.Since(began).Seconds()
+	res := evaluate.Run(tr.Model, g, s, tr.In, evaluate.Options{MaxNbrs: opt.MaxNbrs, EmbedBatch: opt.EmbedBatch})
+	var dps float64
+	if n := len(tr.History); n > 0 {
+		dps = tr.History[n-1].DocsPerSec
+	}
+	met := outputs.Metrics{
+		Dataset: datasetName(g.Name, d.path), Seed: opt.Seed, Supervised: cfg.Supervised,
+		TrainSeconds: trainSeconds(tr.History, secs), Epochs: tr.State.Epoch,
+		BLAS: tensor.BLASName(), DocsPerSec: dps,
+	}
+	if err := outputs.Write(*out, tr.Model, opt.Seed, g, tr.In, res, met); err != nil {
+		return err
+	}
+	if err := outputs.WriteTopicsText(stdout, tr.Model, outputs.Topics(tr.Model, g, res.Emb.Theta, tr.In.Len)); err != nil {
+		return err
+	}
+	printMetrics(stdout, res)
+	fmt.Fprintf(stdout, "outputs in %s (%.0f s of training)\n", *out, secs)
+	return nil
+}
+
+// trainSeconds sums the epochs' times (across resumed sessions).
+func trainSeconds(h []train.EpochLog, fallback float64) float64 {
+	var s float64
+	for _, e := range h {
+		s += e.Seconds
+	}
+	if s == 0 {
+		return fallback
+	}
+	return s
+}
+
+func datasetName(name, path string) string {
+	if name != "" {
+		return name
+	}
+	if path == "" {
+		return "builtin"
+	}
+	return filepath.Base(path)
+}
+
+func printMetrics(w io.Writer, res *evaluate.Result) {
+	t := res.Test
+	f := func(p *float64) string {
+		if p == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%.2f", *p)
+	}
+	fmt.Fprintf(w, "\ntest: kNN Micro-F1 %s  Macro-F1 %s  supervised Micro-F1 %s  Macro-F1 %s  link AUC %s  log-perplexity %s\n",
+		f(t.KNNMicroF1), f(t.KNNMacroF1), f(t.SupMicroF1), f(t.SupMacroF1), f(t.LinkAUC), f(t.LogPerplexity))
+	fmt.Fprintf(w, "topics: %d in %d levels %v  NPMI %.3f (%s)  diversity %.3f\n",
+		res.Topics.Count, res.Topics.Depth, res.Topics.PerLevel, res.Topics.NPMI, res.Topics.NPMIRef, res.Topics.Diversity)
+}

@@ -1,0 +1,181 @@
+// Package evaluate scores a trained model by the paper's protocol (DESIGN.md,
+// "Evaluation protocol"): kNN classification of the test documents from the
+// training documents' embeddings, the supervised head's predictions, link
+// prediction among test documents, the perplexity exponent of the test
+// documents, and NPMI and diversity of the topics.
+package evaluate
+
+import (
+	"math"
+
+	"github.com/gtformer/gtformer/corpus"
+	"github.com/gtformer/gtformer/metrics"
+	"github.com/gtformer/gtformer/model"
+)
+
+// Test holds the test-split metrics (F1 and AUC in percent); pointers are nil
+// when not applicable (no labels, unsupervised, no test links).
+type Test struct {
+	KNNMicroF1    *float64 `json:"knn_micro_f1,omitempty"`
+	KNNMacroF1    *float64 `json:"knn_macro_f1,omitempty"`
+	SupMicroF1    *float64 `json:"sup_micro_f1,omitempty"`
+	SupMacroF1    *float64 `json:"sup_macro_f1,omitempty"`
+	LinkAUC       *float64 `json:"link_auc,omitempty"`
+	LogPerplexity *float64 `json:"log_perplexity,omitempty"`
+}
+
+// Topics holds the topic-quality metrics.
+type Topics struct {
+	Count     int     `json:"count"`
+	Depth     int     `json:"depth"`
+	PerLevel  []int   `json:"per_level"`
+	NPMI      float64 `json:"npmi"`
+	NPMIRef   string  `json:"npmi_reference"`
+	Diversity float64 `json:"diversity"`
+}
+
+// Result is everything evaluate computes, plus the embeddings it used.
+type Result struct {
+	Test   Test
+	Topics Topics
+	Emb    *model.Embeddings // all documents, in document order
+}
+
+// Options tune the evaluation.
+type Options struct {
+	K          int // kNN neighbours (default 5)
+	MaxNbrs    int // neighbours a document aggregates at inference (default 64)
+	EmbedBatch int // documents per inference batch (default 128)
+}
+
+func (o *Options) defaults() {
+	if o.K <= 0 {
+		o.K = metrics.DefaultK
+	}
+	if o.MaxNbrs <= 0 {
+		o.MaxNbrs = 64
+	}
+	if o.EmbedBatch <= 0 {
+		o.EmbedBatch = 128
+	}
+}
+
+// Run embeds every document (test documents through their links to training
+// documents) and computes the metrics.
+func Run(m *model.Model, g *corpus.Graph, s *corpus.Split, in *model.Inputs, opt Options) *Result {
+	opt.defaults()
+	all := make([]int32, g.NumDocs())
+	for i := range all {
+		all[i] = int32(i)
+	}
+	emb := m.Embed(in, all, func(d int32) []int32 { return s.TrainNeighbors(int(d)) }, opt.MaxNbrs, opt.EmbedBatch)
+	res := &Result{Emb: emb}
+	res.Test = Score(m, g, s, emb, opt.K)
+	res.Topics = TopicQuality(m, g, s)
+	return res
+}
+
+func ptr(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+// rows gathers the rows of docs from a (N,dim) matrix.
+func rows(x []float32, dim int, docs []int32) []float32 {
+	out := make([]float32, 0, len(docs)*dim)
+	for _, d := range docs {
+		out = append(out, x[int(d)*dim:int(d+1)*dim]...)
+	}
+	return out
+}
+
+// Score computes the test metrics from embeddings of all documents.
+func Score(m *model.Model, g *corpus.Graph, s *corpus.Split, emb *model.Embeddings, k int) Test {
+	var t Test
+	dim := emb.Width + 1
+	if g.Labels != nil && len(s.Test) > 0 && len(s.Train) > 0 {
+		yTrain := labelsOf(g, s.Train)
+		yTest := labelsOf(g, s.Test)
+		pred := metrics.KNN(rows(emb.Points, dim, s.Train), yTrain, rows(emb.Points, dim, s.Test), dim, k)
+		t.KNNMicroF1 = ptr(metrics.MicroF1(yTest, pred))
+		t.KNNMacroF1 = ptr(metrics.MacroF1(yTest, pred))
+		if emb.Pred != nil {
+			sp := make([]int32, len(s.Test))
+			for i, d := range s.Test {
+				sp[i] = emb.Pred[d]
+			}
+			t.SupMicroF1 = ptr(metrics.MicroF1(yTest, sp))
+			t.SupMacroF1 = ptr(metrics.MacroF1(yTest, sp))
+		}
+	}
+	if len(s.TestLinks) > 0 {
+		auc, n := metrics.LinkAUC(s.Test, s.TestLinks, LinkScore(m, emb))
+		if n > 0 {
+			t.LinkAUC = ptr(auc)
+		}
+	}
+	if len(s.Test) > 0 {
+		theta := rows(emb.Theta, emb.Topics, s.Test)
+		t.LogPerplexity = ptr(metrics.PerplexityExponent(theta, m.Beta(), emb.Topics, metrics.Subset(g, s.Test)))
+	}
+	return t
+}
+
+func labelsOf(g *corpus.Graph, docs []int32) []int32 {
+	y := make([]int32, len(docs))
+	for i, d := range docs {
+		y[i] = g.Labels[d]
+	}
+	return y
+}
+
+// LinkScore returns the paper's link score −d(d_i,d_j)² on the model's
+// manifold, from the documents' tangent vectors at the origin: for the
+// hyperboloid it is computed in float64 from ⟨x,y⟩_L with the time
+// coordinates recomputed, and for the Euclidean ablation it is −‖x−y‖².
+func LinkScore(m *model.Model, emb *model.Embeddings) metrics.ScoreFunc {
+	n := emb.Width
+	pts := emb.Points
+	if m.Cfg.Geometry == "euclidean" {
+		return metrics.NegSqEuclidean(pts, n+1)
+	}
+	K := m.Cfg.Curvature
+	return func(i, j int32) float64 {
+		x := pts[int(i)*(n+1)+1 : int(i+1)*(n+1)]
+		y := pts[int(j)*(n+1)+1 : int(j+1)*(n+1)]
+		var xx, yy, xy float64
+		for c := range x {
+			a, b := float64(x[c]), float64(y[c])
+			xx += a * a
+			yy += b * b
+			xy += a * b
+		}
+		inner := xy - math.Sqrt(K+xx)*math.Sqrt(K+yy) // ⟨x,y⟩_L ≤ −K
+		d := math.Sqrt(K) * math.Acosh(math.Max(-inner/K, 1))
+		return -d * d
+	}
+}
+
+// TopicQuality computes NPMI (top-10 words, document co-occurrence over the
+// training documents), diversity (top-25) and the tree's shape.
+func TopicQuality(m *model.Model, g *corpus.Graph, s *corpus.Split) Topics {
+	tab := m.Topics.Tables()
+	beta := m.Beta()
+	top10 := metrics.TopWords(beta, tab.T, metrics.DefaultNPMIWords)
+	ref := metrics.NewReference("training documents", metrics.Subset(g, s.Train))
+	_, npmi := ref.NPMI(top10, metrics.DefaultNPMIWords)
+	per := make([]int, tab.Depth)
+	for _, l := range tab.Level {
+		per[l]++
+	}
+	return Topics{
+		Count:     tab.T,
+		Depth:     tab.Depth,
+		PerLevel:  per,
+		NPMI:      npmi,
+		NPMIRef:   ref.Name,
+		Diversity: metrics.TopicDiversity(metrics.TopWords(beta, tab.T, 25), 25),
+	}
+}

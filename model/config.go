@@ -1,0 +1,166 @@
+// Package model holds the GTFormer network: token and feature embeddings, the
+// plain first transformer layer, the nested layers 2..L that attend to a
+// document's tree embedding e_i and graph embedding g_i, the topic tree with
+// its Hyperbolic Doubly-RNN, the level RNN and stick-breaking, the topic-word
+// decoder, and the losses (topic reconstruction, graph contrastive,
+// supervised).
+//
+// Data flow of one forward pass (B centre documents, k sampled neighbours,
+// n the width, T topics, V vocabulary):
+//
+//	tokens (B,1+len) ─► embed ─► layer 1 ─► H¹ (B,1+len,n)
+//	for l = 1..L-1:
+//	    d⁽ˡ⁾ = s·H⁽ˡ⁾[CLS]            (B,n) tangent vector at the origin
+//	    θ⁽ˡ⁾ = stickbreak(σ(z, exp_o d⁽ˡ⁾))   (B,T); e⁽ˡ⁾ = θ⁽ˡ⁾ · log_o z   (B,n)
+//	    g⁽ˡ⁾ = graph attention over the neighbours' own d⁽ˡ⁾            (B,n)
+//	    H⁽ˡ⁺¹⁾ = layer l+1 (queries H⁽ˡ⁾, keys/values [e/s, g/s, H⁽ˡ⁾])
+//	d = exp_o(s·H⁽ᴸ⁾[CLS])  (B,n+1) on the hyperboloid ─► losses
+//
+// The transformer runs on tangent vectors at the origin (DESIGN.md): exp_o is
+// applied only where a point on the manifold is needed (distances to topics,
+// between documents), and log_o(exp_o(v)) = v is never round-tripped.
+package model
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Config fixes the architecture and the loss weights. It is saved as
+// config.json beside the weights, so a model can be rebuilt exactly.
+type Config struct {
+	Width     int     `json:"width"`      // n: transformer width = tangent dimension
+	Layers    int     `json:"layers"`     // L ≥ 1: layer 1 plain, layers 2..L nested
+	Heads     int     `json:"heads"`      // attention heads (divides Width)
+	MLPHidden int     `json:"mlp_hidden"` // feed-forward width
+	MaxLen    int     `json:"max_len"`    // word tokens kept per document (after [CLS])
+	Dropout   float32 `json:"dropout"`
+
+	// Truncate chooses which words a document longer than MaxLen keeps:
+	// "head" keeps the first MaxLen; "tfidf" keeps the MaxLen with the
+	// highest tf-idf weight, in their original order (the Cora files list
+	// words sorted by id, so "head" would drop high ids systematically).
+	Truncate string `json:"truncate"`
+
+	// Geometry is "hyperbolic" (Lorentz model, curvature −1/K) or
+	// "euclidean" (the paper's ablation: maps are identities, distances
+	// squared Euclidean).
+	Geometry  string  `json:"geometry"`
+	Curvature float64 `json:"curvature"` // K
+
+	// InitScale is the initial value of the learned scale s applied to the
+	// post-LN [CLS] before exp_o. A post-LN vector has norm ≈ √n, so s =
+	// 1/√n puts documents at distance ≈ 1 from the origin, where
+	// Fermi-Dirac and contrastive terms still have gradient.
+	InitScale float32 `json:"init_scale"`
+
+	// Features selects the [CLS] token's strong start: "tfidf" adds a
+	// learned projection of the document's L2-normalised tf-idf vector
+	// (word rows initialised from GloVe when the dataset has them, else
+	// random), "none" leaves the [CLS] a plain learned token.
+	Features string `json:"features"`
+
+	Tree TreeConfig `json:"tree"`
+
+	// NoTree removes the tree embedding e_i from layers 2..L (the topic
+	// tree, θ and L_topic stay: they are computed from the final d_i).
+	NoTree bool `json:"no_tree"`
+	// NoGraph removes the graph embedding g_i from layers 2..L (the graph
+	// loss stays: it is the training signal).
+	NoGraph bool `json:"no_graph"`
+
+	Neighbors int `json:"neighbors"` // k sampled neighbours per document
+
+	LambdaTopic float64 `json:"lambda_topic"`
+	LambdaSup   float64 `json:"lambda_sup"` // used when Supervised
+	Supervised  bool    `json:"supervised"`
+	SupHidden   int     `json:"sup_hidden"` // hidden width of the classifier MLP
+
+	NumLabels int `json:"num_labels"` // set from the data
+	Vocab     int `json:"vocab"`      // set from the data
+}
+
+// TreeConfig shapes the topic tree.
+type TreeConfig struct {
+	// Mode is "grow" (grow and prune during training), "fixed" (the initial
+	// tree throughout) or "flat" (a root with Branching children and no
+	// further levels: flat topics under a shared root).
+	Mode        string  `json:"mode"`
+	InitDepth   int     `json:"init_depth"`   // levels of the initial tree (root = 1 level)
+	Branching   int     `json:"branching"`    // children per non-leaf topic initially
+	MaxDepth    int     `json:"max_depth"`    // levels the tree may reach
+	MaxChildren int     `json:"max_children"` // children a topic may reach
+	SAdd        float64 `json:"s_add"`
+	SPrune      float64 `json:"s_prune"`
+	GrowLeaves  bool    `json:"grow_leaves"` // let leaves grow children (not in the paper)
+	Tau         float64 `json:"tau"`         // depth temperature base: τ_t = τ^(1/(level+1))
+}
+
+// Default returns the default configuration (vocabulary and labels are
+// filled in from the data by New).
+func Default() Config {
+	return Config{
+		Width:     128,
+		Layers:    3,
+		Heads:     4,
+		MLPHidden: 256,
+		MaxLen:    96,
+		Dropout:   0.1,
+		Truncate:  "tfidf",
+		Geometry:  "hyperbolic",
+		Curvature: 1,
+		InitScale: 0, // 0 means 1/√Width
+		Features:  "tfidf",
+		Tree: TreeConfig{
+			Mode: "grow", InitDepth: 3, Branching: 3, MaxDepth: 4, MaxChildren: 20,
+			SAdd: 0.05, SPrune: 0.05, Tau: 10,
+		},
+		Neighbors:   5,
+		LambdaTopic: 1,
+		LambdaSup:   1,
+		SupHidden:   128,
+	}
+}
+
+// Validate reports the first inconsistent setting.
+func (c *Config) Validate() error {
+	var errs []error
+	check := func(ok bool, format string, a ...any) {
+		if !ok {
+			errs = append(errs, fmt.Errorf(format, a...))
+		}
+	}
+	check(c.Width >= 2, "width %d must be at least 2", c.Width)
+	check(c.Layers >= 1, "layers %d must be at least 1", c.Layers)
+	check(c.Heads >= 1 && c.Width%max(c.Heads, 1) == 0, "heads %d must divide width %d", c.Heads, c.Width)
+	check(c.MLPHidden >= 1, "mlp hidden %d must be positive", c.MLPHidden)
+	check(c.MaxLen >= 1 && c.MaxLen <= maxMaxLen, "max length %d outside [1, %d]", c.MaxLen, maxMaxLen)
+	check(c.Dropout >= 0 && c.Dropout < 1, "dropout %g outside [0,1)", c.Dropout)
+	check(c.Truncate == "head" || c.Truncate == "tfidf", "truncate %q: want head or tfidf", c.Truncate)
+	check(c.Geometry == "hyperbolic" || c.Geometry == "euclidean", "geometry %q: want hyperbolic or euclidean", c.Geometry)
+	check(c.Curvature > 0 && !math.IsInf(c.Curvature, 1), "curvature K=%g must be positive and finite", c.Curvature)
+	check(c.InitScale >= 0 && !math.IsInf(float64(c.InitScale), 1), "init scale %g must be finite and non-negative (0 means 1/√width)", c.InitScale)
+	check(c.Features == "tfidf" || c.Features == "none", "features %q: want tfidf or none", c.Features)
+	check(c.Neighbors >= 1, "neighbours %d must be positive", c.Neighbors)
+	check(finiteNonNeg(c.LambdaTopic) && finiteNonNeg(c.LambdaSup), "loss weights λ_topic=%g, λ_sup=%g must be finite and non-negative", c.LambdaTopic, c.LambdaSup)
+	t := c.Tree
+	check(t.Mode == "grow" || t.Mode == "fixed" || t.Mode == "flat", "tree mode %q: want grow, fixed or flat", t.Mode)
+	check(t.InitDepth >= 1 && t.Branching >= 1, "initial tree %d levels × %d children must be positive", t.InitDepth, t.Branching)
+	check(t.MaxDepth >= t.InitDepth, "max depth %d below the initial depth %d", t.MaxDepth, t.InitDepth)
+	check(t.MaxChildren >= t.Branching, "max children %d below the initial branching %d", t.MaxChildren, t.Branching)
+	check(t.Tau > 0 && !math.IsInf(t.Tau, 1), "tau %g must be positive and finite", t.Tau)
+	check(t.SAdd >= 0 && t.SAdd <= 1, "s_add %g outside [0,1]", t.SAdd)
+	check(t.SPrune >= 0 && t.SPrune <= 1, "s_prune %g outside [0,1]", t.SPrune)
+	check(c.Vocab >= 1, "vocabulary size %d must be positive", c.Vocab)
+	check(!c.Supervised || c.NumLabels >= 2, "supervised training needs at least 2 labels, have %d", c.NumLabels)
+	check(!c.Supervised || c.SupHidden >= 1, "sup hidden %d must be positive for supervised training", c.SupHidden)
+	return errors.Join(errs...)
+}
+
+// maxMaxLen bounds MaxLen: the position table has MaxLen+1 rows and
+// attention costs grow with its square, so a mistyped length must be an
+// error rather than an out-of-memory crash.
+const maxMaxLen = 1 << 16
+
+func finiteNonNeg(x float64) bool { return x >= 0 && !math.IsInf(x, 1) }

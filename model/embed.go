@@ -1,0 +1,149 @@
+package model
+
+import (
+	"sort"
+
+	"github.com/gtformer/gtformer/tensor"
+)
+
+// Embeddings are the model's outputs for a set of documents, row-aligned
+// with the docs passed to Embed.
+type Embeddings struct {
+	Width   int       // n
+	Topics  int       // T
+	Points  []float32 // (N, n+1) coordinates on the manifold
+	Tangent []float32 // (N, n) log_o of the points
+	Theta   []float32 // (N, T) topic distributions
+	Pred    []int32   // (N) supervised head's predicted label, nil when unsupervised
+}
+
+// Embed computes embeddings, topic distributions (and supervised predictions)
+// for docs without gradient. nbrs(d) lists the documents d may aggregate over
+// (its links to known documents); up to maxNbrs of them are used (evenly
+// spaced over the list when there are more), and a document without
+// neighbours attends to itself, as in training. Every neighbour is first
+// re-encoded from its own text with the current weights, so the result equals
+// full nesting exactly (no dropout at inference).
+func (m *Model) Embed(in *Inputs, docs []int32, nbrs func(d int32) []int32, maxNbrs, batch int) *Embeddings {
+	n := m.Cfg.Width
+	T := m.Topics.Tables().T
+	e := &Embeddings{Width: n, Topics: T,
+		Points:  make([]float32, len(docs)*(n+1)),
+		Tangent: make([]float32, len(docs)*n),
+		Theta:   make([]float32, len(docs)*T),
+	}
+	if m.Cfg.Supervised {
+		e.Pred = make([]int32, len(docs))
+	}
+	pick := func(d int32) []int32 {
+		l := nbrs(d)
+		if len(l) == 0 {
+			return []int32{d}
+		}
+		if len(l) <= maxNbrs {
+			return l
+		}
+		out := make([]int32, maxNbrs)
+		for i := range out {
+			out[i] = l[i*len(l)/maxNbrs]
+		}
+		return out
+	}
+
+	var cache *Cache
+	if m.Cfg.Layers > 1 && !m.Cfg.NoGraph {
+		need := map[int32]bool{}
+		for _, d := range docs {
+			for _, j := range pick(d) {
+				need[j] = true
+			}
+		}
+		list := make([]int32, 0, len(need))
+		for j := range need {
+			list = append(list, j)
+		}
+		sort.Slice(list, func(a, b int) bool { return list[a] < list[b] })
+		cache = m.NewCache(in.N)
+		m.Refresh(cache, in, list, batch)
+	}
+
+	tp := tensor.NewTape()
+	tp.NoGrad = true
+	for lo := 0; lo < len(docs); lo += batch {
+		part := docs[lo:min(lo+batch, len(docs))]
+		k := 1
+		lists := make([][]int32, len(part))
+		for i, d := range part {
+			lists[i] = pick(d)
+			k = max(k, len(lists[i]))
+		}
+		nb := Neighbors{K: k, Docs: make([]int32, len(part)*k), Mask: make([]bool, len(part)*k)}
+		for i, l := range lists {
+			for j := 0; j < k; j++ {
+				if j < len(l) {
+					nb.Docs[i*k+j] = l[j]
+					nb.Mask[i*k+j] = true
+				} else {
+					nb.Docs[i*k+j] = l[0]
+				}
+			}
+		}
+		tp.Reset()
+		out := m.forward(tp, in, part, nb, cache)
+		copy(e.Points[lo*(n+1):], out.Points.Data)
+		copy(e.Tangent[lo*n:], out.Tangent.Data)
+		copy(e.Theta[lo*T:], out.Theta.Data)
+		if e.Pred != nil {
+			logits := m.classify(tp, out.Tangent)
+			c := logits.Cols()
+			for i := range part {
+				row := logits.Data[i*c : (i+1)*c]
+				best := 0
+				for j, v := range row {
+					if v > row[best] {
+						best = j
+					}
+				}
+				e.Pred[lo+i] = int32(best)
+			}
+		}
+	}
+	return e
+}
+
+// TopicWord is one word of a topic's distribution.
+type TopicWord struct {
+	Word   int32
+	Weight float32
+}
+
+// TopicWords returns each topic's top-k words under β (dense row order).
+func (m *Model) TopicWords(k int) [][]TopicWord {
+	tp := tensor.NewTape()
+	tp.NoGrad = true
+	z, _ := m.Topics.embeddings(tp)
+	beta := m.Topics.beta(tp, z)
+	T, V := beta.Rows(), beta.Cols()
+	k = min(k, V)
+	out := make([][]TopicWord, T)
+	idx := make([]int32, V)
+	for t := 0; t < T; t++ {
+		row := beta.Data[t*V : (t+1)*V]
+		for i := range idx {
+			idx[i] = int32(i)
+		}
+		sort.SliceStable(idx, func(a, b int) bool { return row[idx[a]] > row[idx[b]] })
+		for _, w := range idx[:k] {
+			out[t] = append(out[t], TopicWord{Word: w, Weight: row[w]})
+		}
+	}
+	return out
+}
+
+// Beta returns β (T,V) as a plain slice (for perplexity).
+func (m *Model) Beta() []float32 {
+	tp := tensor.NewTape()
+	tp.NoGrad = true
+	z, _ := m.Topics.embeddings(tp)
+	return append([]float32(nil), m.Topics.beta(tp, z).Data...)
+}

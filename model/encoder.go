@@ -1,0 +1,124 @@
+package model
+
+import (
+	"github.com/gtformer/gtformer/nn"
+	"github.com/gtformer/gtformer/tensor"
+)
+
+// batchTokens lays out the token ids of docs as a padded (B, 1+Tm) grid:
+// column 0 is [CLS], columns 1..Tm the words, padded with the [CLS] id and
+// masked. Tm ≥ 1 so that the word block is never empty.
+type batchTokens struct {
+	B, Tm  int
+	words  []int32 // (B*Tm) word ids, padding = cls id
+	pos    []int32 // (B*Tm) position ids 1..Tm
+	mask   []bool  // (B*(1+Tm)) true for real tokens ([CLS] included)
+	clsIDs []int32 // (B) the [CLS] id
+	zeros  []int32 // (B) position 0
+	// bag: the documents' tf-idf rows in CSR form, for bagEmbed
+	bagPtr []int64
+	bagIdx []int32
+	bagW   []float32
+}
+
+func (m *Model) layoutTokens(in *Inputs, docs []int32) *batchTokens {
+	bt := &batchTokens{B: len(docs), Tm: 1}
+	for _, d := range docs {
+		bt.Tm = max(bt.Tm, len(in.Tokens(int(d))))
+	}
+	cls := int32(m.Cfg.Vocab)
+	T := 1 + bt.Tm
+	bt.words = make([]int32, bt.B*bt.Tm)
+	bt.pos = make([]int32, bt.B*bt.Tm)
+	bt.mask = make([]bool, bt.B*T)
+	bt.clsIDs = make([]int32, bt.B)
+	bt.zeros = make([]int32, bt.B)
+	bt.bagPtr = make([]int64, 1, bt.B+1)
+	for b, d := range docs {
+		toks := in.Tokens(int(d))
+		bt.clsIDs[b] = cls
+		bt.mask[b*T] = true
+		for j := 0; j < bt.Tm; j++ {
+			bt.pos[b*bt.Tm+j] = int32(j + 1)
+			if j < len(toks) {
+				bt.words[b*bt.Tm+j] = toks[j]
+				bt.mask[b*T+1+j] = true
+			} else {
+				bt.words[b*bt.Tm+j] = cls
+			}
+		}
+		lo, hi := in.BowPtr[d], in.BowPtr[d+1]
+		bt.bagIdx = append(bt.bagIdx, in.BowWord[lo:hi]...)
+		bt.bagW = append(bt.bagW, in.TfIdf[lo:hi]...)
+		bt.bagPtr = append(bt.bagPtr, int64(len(bt.bagIdx)))
+	}
+	return bt
+}
+
+// embed returns the input token grid X (B, 1+Tm, n): [CLS] + position 0 (+
+// the tf-idf bag projection), then word + position embeddings; LayerNorm and
+// dropout as in BERT.
+func (m *Model) embed(tp *tensor.Tape, bt *batchTokens) *tensor.Tensor {
+	n := m.Cfg.Width
+	cls := tp.Add(m.Tok.Forward(tp, bt.clsIDs), m.Pos.Forward(tp, bt.zeros)) // (B,n)
+	if m.Feat != nil {
+		cls = tp.Add(cls, bagEmbed(tp, m.Feat, bt.bagPtr, bt.bagIdx, bt.bagW))
+	}
+	words := tp.Add(m.Tok.Forward(tp, bt.words), m.Pos.Forward(tp, bt.pos)) // (B*Tm,n)
+	x := tp.Concat(1, tp.Reshape(cls, bt.B, 1, n), tp.Reshape(words, bt.B, bt.Tm, n))
+	x = m.EmbLN.Forward(tp, x)
+	if m.Cfg.Dropout > 0 && !tp.NoGrad {
+		x = tp.Dropout(x, m.Cfg.Dropout, m.rng)
+	}
+	return x
+}
+
+// clsOf returns the [CLS] rows of H (B,T,n) as (B,n).
+func clsOf(tp *tensor.Tape, h *tensor.Tensor) *tensor.Tensor {
+	b, t, n := h.Shape[0], h.Shape[1], h.Shape[2]
+	parts := tp.Split(h, 1, 1, t-1)
+	return tp.Reshape(parts[0], b, n)
+}
+
+// extraMask prepends p always-true keys to each row of a (B,T) mask.
+func extraMask(mask []bool, b, t, p int) []bool {
+	out := make([]bool, b*(p+t))
+	for r := 0; r < b; r++ {
+		for j := 0; j < p; j++ {
+			out[r*(p+t)+j] = true
+		}
+		copy(out[r*(p+t)+p:], mask[r*t:(r+1)*t])
+	}
+	return out
+}
+
+// graphAttention is the hyperbolic graph attention of Eqs. (12-13) in the
+// tangent space at the origin. With u = W_g·log_o d (that is log_o d̃, since
+// log_o exp_o = id):
+//
+//	α_ij = softmax_j( a_self·u_i + a_nbr·u_j )   over the k sampled neighbours
+//	log_o g_i = ½ (u_i + Σ_j α_ij u_j)
+//
+// b_att of the paper is the concatenation [a_self ‖ a_nbr].
+type graphAttention struct {
+	W     *nn.Linear     // (n,n), no bias
+	ASelf *tensor.Tensor // (n,1)
+	ANbr  *tensor.Tensor // (n,1)
+}
+
+func (g *graphAttention) params() []*tensor.Tensor {
+	return append(g.W.Params(), g.ASelf, g.ANbr)
+}
+
+// forward maps centre tangents dc (B,n) and neighbour tangents dn (B*k,n) to
+// log_o g (B,n). mask (B*k) marks real neighbour slots, or is nil when all are.
+func (g *graphAttention) forward(tp *tensor.Tape, dc, dn *tensor.Tensor, k int, mask []bool) *tensor.Tensor {
+	b, n := dc.Rows(), dc.Cols()
+	uc := g.W.Forward(tp, dc)                                   // (B,n)
+	un := g.W.Forward(tp, dn)                                   // (B*k,n)
+	sc := tp.MatMul(uc, g.ASelf, false, false)                  // (B,1)
+	sn := tp.Reshape(tp.MatMul(un, g.ANbr, false, false), b, k) // (B,k)
+	alpha := tp.Softmax(tp.AddCol(sn, tp.Reshape(sc, b)), mask) // (B,k)
+	agg := tp.BatchedMatMul(tp.Reshape(alpha, b, 1, k), tp.Reshape(un, b, k, n), false, false)
+	return tp.Scale(tp.Add(uc, tp.Reshape(agg, b, n)), 0.5)
+}

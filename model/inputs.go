@@ -1,0 +1,118 @@
+package model
+
+import (
+	"math"
+	"sort"
+
+	"github.com/gtformer/gtformer/corpus"
+)
+
+// Inputs are the per-document arrays the network reads, derived once from a
+// corpus: the truncated token sequence, the L2-normalised tf-idf weights (the
+// [CLS] strong start) and the bag-of-words counts (the topic loss). All in
+// CSR form so that 500,000 documents need no per-document allocation.
+type Inputs struct {
+	N int // documents
+
+	// Tokens of document i (at most MaxLen word ids, in reading order):
+	// TokIdx[TokPtr[i]:TokPtr[i+1]].
+	TokPtr []int64
+	TokIdx []int32
+
+	// Bag-of-words: distinct words, their counts and their tf-idf weights
+	// (rows L2-normalised), over BowPtr.
+	BowPtr   []int64
+	BowWord  []int32
+	BowCount []float32
+	TfIdf    []float32
+
+	Len []int // total word count |d_i| (untruncated)
+}
+
+// IDF returns smoothed inverse document frequencies over the given documents
+// (scikit-learn's TfidfTransformer default): idf_w = ln((1+n)/(1+df_w)) + 1.
+func IDF(g *corpus.Graph, docs []int32) []float32 {
+	df := make([]int, len(g.Vocab))
+	seen := make([]int32, len(g.Vocab))
+	for i := range seen {
+		seen[i] = -1
+	}
+	for _, d := range docs {
+		for _, w := range g.Doc(int(d)) {
+			if seen[w] != d {
+				seen[w] = d
+				df[w]++
+			}
+		}
+	}
+	n := float64(len(docs))
+	idf := make([]float32, len(df))
+	for w, f := range df {
+		idf[w] = float32(math.Log((1+n)/(1+float64(f))) + 1)
+	}
+	return idf
+}
+
+// NewInputs derives the model inputs of every document of g under the given
+// idf (from the training documents), maximum length and truncation rule.
+func NewInputs(g *corpus.Graph, idf []float32, maxLen int, truncate string) *Inputs {
+	bow := g.BoW()
+	n := g.NumDocs()
+	in := &Inputs{
+		N:        n,
+		TokPtr:   make([]int64, n+1),
+		BowPtr:   bow.Ptr,
+		BowWord:  bow.Word,
+		BowCount: bow.Count,
+		TfIdf:    make([]float32, len(bow.Word)),
+		Len:      make([]int, n),
+	}
+	for i := 0; i < n; i++ {
+		var ss float64
+		for k := bow.Ptr[i]; k < bow.Ptr[i+1]; k++ {
+			v := float64(bow.Count[k]) * float64(idf[bow.Word[k]])
+			in.TfIdf[k] = float32(v)
+			ss += v * v
+		}
+		if ss > 0 {
+			inv := float32(1 / math.Sqrt(ss))
+			for k := bow.Ptr[i]; k < bow.Ptr[i+1]; k++ {
+				in.TfIdf[k] *= inv
+			}
+		}
+	}
+	var keep []int // scratch: positions kept
+	for i := 0; i < n; i++ {
+		doc := g.Doc(i)
+		in.Len[i] = len(doc)
+		if len(doc) <= maxLen {
+			in.TokIdx = append(in.TokIdx, doc...)
+		} else if truncate == "head" {
+			in.TokIdx = append(in.TokIdx, doc[:maxLen]...)
+		} else {
+			// Keep the maxLen positions whose words weigh most by tf-idf
+			// (ties go to the earlier position), then restore order.
+			words := bow.Word[bow.Ptr[i]:bow.Ptr[i+1]]
+			weights := in.TfIdf[bow.Ptr[i]:bow.Ptr[i+1]]
+			weight := func(w int32) float32 {
+				k := sort.Search(len(words), func(j int) bool { return words[j] >= w })
+				return weights[k]
+			}
+			keep = keep[:0]
+			for p := range doc {
+				keep = append(keep, p)
+			}
+			sort.SliceStable(keep, func(a, b int) bool { return weight(doc[keep[a]]) > weight(doc[keep[b]]) })
+			keep = keep[:maxLen]
+			sort.Ints(keep)
+			for _, p := range keep {
+				in.TokIdx = append(in.TokIdx, doc[p])
+			}
+		}
+		in.TokPtr[i+1] = int64(len(in.TokIdx))
+	}
+	return in
+}
+
+// Tokens returns the truncated word ids of document i.
+func (in *Inputs) Tokens(i int) []int32 { return in.TokIdx[in.TokPtr[i]:in.TokPtr[i+1]] }

@@ -1,0 +1,104 @@
+package model
+
+import (
+	"fmt"
+
+	"github.com/gtformer/gtformer/tensor"
+)
+
+// Batch is one training step's worth of work: the centre documents (both
+// ends of each positive link), their sampled neighbours, the contrastive
+// pairs, and labels for the supervised head.
+type Batch struct {
+	Centres []int32 // B distinct documents
+	Nbrs    Neighbors
+
+	// Anchors and Positives index Centres: the graph loss asks Centres[a]
+	// to be nearer Centres[Positives[i]] than every admissible candidate.
+	Anchors, Positives []int32
+	// Admissible (len(Anchors)*B) marks the candidates of each anchor: all
+	// centres except the anchor itself and its other known neighbours
+	// (false negatives); the positive is always admissible.
+	Admissible []bool
+
+	// Labels per centre for the supervised loss, −1 where the label must
+	// not be trained on (unlabelled, validation or test documents).
+	Labels []int32
+}
+
+// Parts are the loss terms of a step, for logging and the NaN guard.
+type Parts struct {
+	Graph, Topic, Sup, Total float64
+}
+
+// Names returns the parts' names and values in a fixed order.
+func (p Parts) Names() ([]string, []float64) {
+	return []string{"graph", "topic", "sup", "total"}, []float64{p.Graph, p.Topic, p.Sup, p.Total}
+}
+
+// Loss runs the forward pass and returns L = L_graph + λ_topic·L_topic
+// (+ λ_sup·L_sup) with its parts. cache selects the historical-embedding
+// option (nil: full nesting).
+func (m *Model) Loss(tp *tensor.Tape, in *Inputs, b *Batch, cache *Cache) (*tensor.Tensor, Parts, error) {
+	B := len(b.Centres)
+	if len(b.Nbrs.Docs) != B*b.Nbrs.K || len(b.Admissible) != len(b.Anchors)*B || len(b.Positives) != len(b.Anchors) {
+		return nil, Parts{}, fmt.Errorf("model: inconsistent batch: %d centres, %d neighbour slots (k=%d), %d anchors, %d positives, %d mask entries",
+			B, len(b.Nbrs.Docs), b.Nbrs.K, len(b.Anchors), len(b.Positives), len(b.Admissible))
+	}
+	out := m.forward(tp, in, b.Centres, b.Nbrs, cache)
+
+	// Graph: logits −d² between anchors and all centres, in-batch negatives.
+	sq := m.M.PairSqDist(tp, tp.Gather(out.Points, b.Anchors), out.Points) // (A,B)
+	lg := contrastive(tp, tp.Scale(sq, -1), b.Admissible, b.Positives)
+	total := lg
+	var parts Parts
+	parts.Graph = float64(lg.Data[0])
+
+	if m.Cfg.LambdaTopic > 0 {
+		beta := m.Topics.beta(tp, out.Z)              // (T,V)
+		p := tp.MatMul(out.Theta, beta, false, false) // (B,V) reconstructed word distribution
+		ptr, word, count := subsetBoW(in, b.Centres)
+		lt := bowNLL(tp, p, ptr, word, count)
+		parts.Topic = float64(lt.Data[0])
+		total = tp.Add(total, tp.Scale(lt, float32(m.Cfg.LambdaTopic)))
+	}
+	if m.Cfg.Supervised && m.Cfg.LambdaSup > 0 {
+		if len(b.Labels) != B {
+			return nil, Parts{}, fmt.Errorf("model: supervised batch has %d labels for %d centres", len(b.Labels), B)
+		}
+		if hasLabel(b.Labels) {
+			ls := tp.CrossEntropy(m.classify(tp, out.Tangent), b.Labels)
+			parts.Sup = float64(ls.Data[0])
+			total = tp.Add(total, tp.Scale(ls, float32(m.Cfg.LambdaSup)))
+		}
+	}
+	parts.Total = float64(total.Data[0])
+	return total, parts, nil
+}
+
+// classify returns the supervised head's logits (B, labels) from log_o d.
+func (m *Model) classify(tp *tensor.Tape, tangent *tensor.Tensor) *tensor.Tensor {
+	h := tp.GELU(m.SupHidden.Forward(tp, tangent))
+	return m.SupOut.Forward(tp, h)
+}
+
+func hasLabel(labels []int32) bool {
+	for _, l := range labels {
+		if l >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// subsetBoW gathers the bag-of-words rows of docs into a fresh CSR.
+func subsetBoW(in *Inputs, docs []int32) (ptr []int64, word []int32, count []float32) {
+	ptr = make([]int64, 1, len(docs)+1)
+	for _, d := range docs {
+		lo, hi := in.BowPtr[d], in.BowPtr[d+1]
+		word = append(word, in.BowWord[lo:hi]...)
+		count = append(count, in.BowCount[lo:hi]...)
+		ptr = append(ptr, int64(len(word)))
+	}
+	return ptr, word, count
+}

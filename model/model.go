@@ -1,0 +1,234 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/gtformer/gtformer/lorentz"
+	"github.com/gtformer/gtformer/nn"
+	"github.com/gtformer/gtformer/tensor"
+)
+
+// Model is the GTFormer network. All parameters are named tensors returned
+// by Params in a fixed order; Save/Load (package checkpoint) rely on the
+// names only.
+type Model struct {
+	Cfg Config
+	M   lorentz.Manifold
+
+	Tok   *nn.Embedding  // (V+1, n): word rows, then [CLS] at row V
+	Pos   *nn.Embedding  // (MaxLen+1, n)
+	EmbLN *nn.LayerNorm  // BERT's embedding LayerNorm
+	Feat  *tensor.Tensor // (V, n) tf-idf bag projection for the [CLS] start; nil if Features == "none"
+
+	Layers []*nn.TransformerLayer // L layers; layer 0 plain, 1..L-1 nested
+	Graph  []*graphAttention      // L-1: graph attention feeding layers 1..L-1
+
+	// LogScale is log s: d = exp_o(s·[CLS]). Stored as a log so s > 0.
+	LogScale *tensor.Tensor // (1)
+
+	Topics *Topics
+
+	SupHidden, SupOut *nn.Linear // classifier MLP on log_o d (Supervised only)
+
+	// IDF are the inverse document frequencies of the training documents,
+	// kept with the weights so that new documents get the same tf-idf
+	// features and truncation (saved as the tensor "buffers.idf").
+	IDF []float32
+
+	dropSrc *rand.PCG  // reseeded per epoch (SeedDropout) so resumed runs match
+	rng     *rand.Rand // dropout masks, drawn from dropSrc
+}
+
+// SeedDropout reseeds the dropout masks' source; the trainer calls it at the
+// start of every epoch with (seed, epoch), so an epoch's masks do not depend
+// on what ran before it.
+func (m *Model) SeedDropout(seed, epoch uint64) { m.dropSrc.Seed(seed^0x64726f70, epoch) }
+
+// New builds a model with freshly initialised parameters. cfg.Vocab (and
+// cfg.NumLabels for supervised training) must be set.
+func New(cfg Config, seed uint64) (*Model, error) {
+	if cfg.InitScale == 0 {
+		cfg.InitScale = float32(1 / math.Sqrt(float64(cfg.Width)))
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("model config: %w", err)
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x67746672)) // parameters
+	n := cfg.Width
+	m := &Model{Cfg: cfg, dropSrc: rand.NewPCG(seed, 0x64726f70)}
+	m.rng = rand.New(m.dropSrc)
+	if cfg.Geometry == "euclidean" {
+		m.M = lorentz.Euclidean{}
+	} else {
+		m.M = lorentz.Hyperboloid{K: cfg.Curvature}
+	}
+	m.Tok = nn.NewEmbedding("embed.tok", cfg.Vocab+1, n, rng)
+	m.Pos = nn.NewEmbedding("embed.pos", cfg.MaxLen+1, n, rng)
+	m.EmbLN = nn.NewLayerNorm("embed.ln", n)
+	if cfg.Features == "tfidf" {
+		// Random rows of norm ≈ 1: the bag of an L2-normalised tf-idf
+		// vector is then a random projection of it (distances roughly
+		// preserved), which dominates the small N(0, 0.02²) token rows in
+		// the [CLS] before LayerNorm: the strong start DESIGN.md asks for.
+		m.Feat = tensor.Param("embed.feat", cfg.Vocab, n)
+		sd := 1 / math.Sqrt(float64(n))
+		for i := range m.Feat.Data {
+			m.Feat.Data[i] = float32(rng.NormFloat64() * sd)
+		}
+	}
+	for l := 0; l < cfg.Layers; l++ {
+		layer := nn.NewTransformerLayer(fmt.Sprintf("layer%d", l), n, cfg.Heads, cfg.MLPHidden, rng)
+		layer.Dropout = cfg.Dropout
+		layer.Rng = m.rng
+		m.Layers = append(m.Layers, layer)
+		if l > 0 {
+			g := &graphAttention{
+				W:     nn.NewLinear(fmt.Sprintf("graph%d.w", l), n, n, false, rng),
+				ASelf: tensor.Param(fmt.Sprintf("graph%d.att_self", l), n, 1),
+				ANbr:  tensor.Param(fmt.Sprintf("graph%d.att_nbr", l), n, 1),
+			}
+			m.Graph = append(m.Graph, g)
+		}
+	}
+	m.LogScale = tensor.Param("scale.log", 1)
+	m.LogScale.Data[0] = float32(math.Log(float64(cfg.InitScale)))
+	t, err := newTopics(m.M, cfg, rng)
+	if err != nil {
+		return nil, fmt.Errorf("topic tree: %w", err)
+	}
+	m.Topics = t
+	if cfg.Supervised {
+		m.SupHidden = nn.NewLinear("sup.fc1", n, cfg.SupHidden, true, rng)
+		m.SupOut = nn.NewLinear("sup.fc2", cfg.SupHidden, cfg.NumLabels, true, rng)
+	}
+	return m, nil
+}
+
+// Params returns every parameter in a fixed order.
+func (m *Model) Params() []*tensor.Tensor {
+	ps := append(m.Tok.Params(), m.Pos.Params()...)
+	ps = append(ps, m.EmbLN.Params()...)
+	if m.Feat != nil {
+		ps = append(ps, m.Feat)
+	}
+	for _, l := range m.Layers {
+		ps = append(ps, l.Params()...)
+	}
+	for _, g := range m.Graph {
+		ps = append(ps, g.params()...)
+	}
+	ps = append(ps, m.LogScale)
+	ps = append(ps, m.Topics.Params()...)
+	if m.SupHidden != nil {
+		ps = append(ps, m.SupHidden.Params()...)
+		ps = append(ps, m.SupOut.Params()...)
+	}
+	return ps
+}
+
+// Output is what one forward pass yields for B centre documents.
+type Output struct {
+	Tangent *tensor.Tensor // (B,n)   log_o d = s·[CLS] of the last layer
+	Points  *tensor.Tensor // (B,n+1) d on the manifold
+	Theta   *tensor.Tensor // (B,T)   topic distribution from the final d
+	Z       *tensor.Tensor // (T,n+1) topic points
+}
+
+// Neighbors gives, for B centre documents, K neighbour slots each: Docs
+// (B*K) and an optional Mask (B*K, false for padding slots) when documents
+// have different numbers of neighbours (inference uses all of them).
+type Neighbors struct {
+	K    int
+	Docs []int32
+	Mask []bool
+}
+
+// forward runs the network for the centre documents. Neighbour [CLS] vectors
+// come from cache when it is non-nil (no gradient through them) and
+// otherwise from encoding the neighbours in the same pass (full nesting).
+func (m *Model) forward(tp *tensor.Tape, in *Inputs, centres []int32, nb Neighbors, cache *Cache) *Output {
+	cfg := &m.Cfg
+	n := cfg.Width
+	L := cfg.Layers
+	s := expScalar(tp, m.LogScale, 1)
+	sInv := expScalar(tp, m.LogScale, -1)
+	z, zh := m.Topics.embeddings(tp)
+	logZ := m.M.LogO(tp, z) // (T,n)
+
+	// Neighbours' own-text [CLS] per layer 1..L-1, unscaled, (B*K, n).
+	var nbrCLS []*tensor.Tensor
+	if L > 1 && !cfg.NoGraph {
+		if cache != nil {
+			for l := 0; l < L-1; l++ {
+				nbrCLS = append(nbrCLS, cache.rows(tp, l, nb.Docs))
+			}
+		} else {
+			own, where := uniqueDocs(nb.Docs)
+			for _, c := range m.ownStream(tp, in, own) {
+				nbrCLS = append(nbrCLS, tp.Gather(c, where))
+			}
+		}
+	}
+
+	bt := m.layoutTokens(in, centres)
+	B, T := bt.B, 1+bt.Tm
+	h := m.Layers[0].Forward(tp, m.embed(tp, bt), nil, bt.mask)
+	for l := 1; l < L; l++ {
+		dC := scaleBy(tp, clsOf(tp, h), s) // (B,n)
+		var extras []*tensor.Tensor
+		if !cfg.NoTree {
+			theta := m.Topics.theta(tp, m.M.ExpO(tp, dC), z, zh)
+			e := tp.MatMul(theta, logZ, false, false) // log_o e_i (B,n)
+			extras = append(extras, tp.Reshape(scaleBy(tp, e, sInv), B, 1, n))
+		}
+		if !cfg.NoGraph {
+			dN := scaleBy(tp, nbrCLS[l-1], s)
+			g := m.Graph[l-1].forward(tp, dC, dN, nb.K, nb.Mask)
+			extras = append(extras, tp.Reshape(scaleBy(tp, g, sInv), B, 1, n))
+		}
+		if len(extras) == 0 {
+			h = m.Layers[l].Forward(tp, h, nil, bt.mask)
+			continue
+		}
+		ex := extras[0]
+		if len(extras) > 1 {
+			ex = tp.Concat(1, extras...)
+		}
+		kv := nn.PrependRows(tp, ex, h)
+		h = m.Layers[l].Forward(tp, h, kv, extraMask(bt.mask, B, T, len(extras)))
+	}
+	dF := scaleBy(tp, clsOf(tp, h), s)
+	pts := m.M.ExpO(tp, dF)
+	return &Output{Tangent: dF, Points: pts, Theta: m.Topics.theta(tp, pts, z, zh), Z: z}
+}
+
+// ownStream encodes docs from their own text only (no tree or graph rows),
+// as neighbours are in GraphFormers, and returns their unscaled [CLS] after
+// layers 1..L-1: L-1 tensors of shape (len(docs), n).
+func (m *Model) ownStream(tp *tensor.Tape, in *Inputs, docs []int32) []*tensor.Tensor {
+	bt := m.layoutTokens(in, docs)
+	h := m.Layers[0].Forward(tp, m.embed(tp, bt), nil, bt.mask)
+	outs := []*tensor.Tensor{clsOf(tp, h)}
+	for l := 1; l < m.Cfg.Layers-1; l++ {
+		h = m.Layers[l].Forward(tp, h, nil, bt.mask)
+		outs = append(outs, clsOf(tp, h))
+	}
+	return outs
+}
+
+// uniqueDocs returns the distinct documents of docs (sorted) and, for each
+// entry of docs, its index among them.
+func uniqueDocs(docs []int32) (uniq, where []int32) {
+	uniq = slices.Clone(docs)
+	slices.Sort(uniq)
+	uniq = slices.Compact(uniq)
+	where = make([]int32, len(docs))
+	for i, d := range docs {
+		j, _ := slices.BinarySearch(uniq, d)
+		where[i] = int32(j)
+	}
+	return uniq, where
+}

@@ -1,0 +1,125 @@
+package model
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/gtformer/gtformer/internal/atomicfile"
+	"github.com/gtformer/gtformer/safetensors"
+	"github.com/gtformer/gtformer/tensor"
+	"github.com/gtformer/gtformer/topictree"
+)
+
+// Files of a saved model directory.
+const (
+	ConfigFile  = "config.json"
+	TreeFile    = "tree.json"
+	WeightsFile = "weights.safetensors"
+)
+
+// savedConfig is config.json: the architecture and the seed that built it.
+type savedConfig struct {
+	Format string `json:"format"` // "gtformer-model/1"
+	Seed   uint64 `json:"seed"`
+	Config Config `json:"model"`
+}
+
+// Save writes config.json, tree.json and weights.safetensors into dir, each
+// atomically, so an interrupted save leaves the previous files intact.
+func (m *Model) Save(dir string, seed uint64) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("save model: %w", err)
+	}
+	cfg, err := json.MarshalIndent(savedConfig{Format: "gtformer-model/1", Seed: seed, Config: m.Cfg}, "", "  ")
+	if err != nil {
+		return fmt.Errorf("save model: %w", err)
+	}
+	if err := atomicfile.WriteFile(filepath.Join(dir, ConfigFile), func(w io.Writer) error {
+		_, err := w.Write(append(cfg, '\n'))
+		return err
+	}); err != nil {
+		return fmt.Errorf("save model: %w", err)
+	}
+	if err := atomicfile.WriteFile(filepath.Join(dir, TreeFile), m.Topics.Tree.WriteJSON); err != nil {
+		return fmt.Errorf("save model: %w", err)
+	}
+	ts := m.Params()
+	if m.IDF != nil {
+		ts = append(ts, &tensor.Tensor{Name: "buffers.idf", Shape: []int{len(m.IDF)}, Data: m.IDF})
+	}
+	meta := map[string]string{"format": "gtformer-weights/1", "geometry": m.Cfg.Geometry}
+	if err := safetensors.WriteFile(filepath.Join(dir, WeightsFile), ts, meta); err != nil {
+		return fmt.Errorf("save model: %w", err)
+	}
+	return nil
+}
+
+// Load rebuilds a model saved by Save: the configuration, the tree and every
+// parameter by name. A missing or misshapen tensor is an error naming it.
+func Load(dir string) (*Model, uint64, error) {
+	raw, err := os.ReadFile(filepath.Join(dir, ConfigFile))
+	if err != nil {
+		return nil, 0, fmt.Errorf("load model: %w", err)
+	}
+	var sc savedConfig
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&sc); err != nil {
+		return nil, 0, fmt.Errorf("load model: %s: %w", filepath.Join(dir, ConfigFile), err)
+	}
+	if sc.Format != "gtformer-model/1" {
+		return nil, 0, fmt.Errorf("load model: %s: unknown format %q", filepath.Join(dir, ConfigFile), sc.Format)
+	}
+	m, err := New(sc.Config, sc.Seed)
+	if err != nil {
+		return nil, 0, fmt.Errorf("load model: %s: %w", filepath.Join(dir, ConfigFile), err)
+	}
+	tree, err := topictree.ReadFile(filepath.Join(dir, TreeFile))
+	if err != nil {
+		return nil, 0, fmt.Errorf("load model: %w", err)
+	}
+	m.SetTree(tree)
+	if err := m.LoadWeights(filepath.Join(dir, WeightsFile)); err != nil {
+		return nil, 0, err
+	}
+	return m, sc.Seed, nil
+}
+
+// LoadWeights reads every parameter (and the idf buffer) from a safetensors
+// file written by Save.
+func (m *Model) LoadWeights(path string) error {
+	ts, _, err := safetensors.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("load model: %w", err)
+	}
+	var errs []error
+	for _, p := range m.Params() {
+		t, ok := ts[p.Name]
+		switch {
+		case !ok:
+			errs = append(errs, fmt.Errorf("tensor %q missing", p.Name))
+		case !tensor.SameShape(t, p):
+			errs = append(errs, fmt.Errorf("tensor %q has shape %v, want %v", p.Name, t.Shape, p.Shape))
+		default:
+			copy(p.Data, t.Data)
+		}
+	}
+	if t, ok := ts["buffers.idf"]; ok {
+		m.IDF = append([]float32(nil), t.Data...)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("load model: %s: %w", path, err)
+	}
+	return nil
+}
+
+// SetTree replaces the topic tree (after loading, or when resuming).
+func (m *Model) SetTree(t *topictree.Tree) {
+	m.Topics.Tree = t
+	m.Topics.refresh()
+}

@@ -1,0 +1,149 @@
+package model
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/gtformer/gtformer/hnn"
+	"github.com/gtformer/gtformer/lorentz"
+	"github.com/gtformer/gtformer/tensor"
+	"github.com/gtformer/gtformer/topictree"
+)
+
+// Topics is the topic side of the model: the tree, the Hyperbolic Doubly-RNN
+// that embeds its topics, the level RNN, and the topic-word decoder U.
+// Parameters are shared across topics, so growing or pruning the tree changes
+// no parameter shape: a new topic's embedding follows from its parent's and
+// left sibling's through the same recurrences.
+type Topics struct {
+	M    lorentz.Manifold
+	Tree *topictree.Tree
+	tab  *topictree.Tables
+
+	RootIn     *tensor.Tensor // (1,n) tangent of the learned "parent" of the root
+	LevelStart *tensor.Tensor // (1,n) tangent of the level chain's start point
+	DRNN       *hnn.DRNN
+	LevelRNN   *hnn.RNNCell
+	U          *tensor.Tensor // (V,n) word embeddings of the decoder β = softmax(U log_o z / τ)
+	Tau        float64
+	Levels     int // H: columns of σ_level (the maximum depth)
+}
+
+func newTopics(m lorentz.Manifold, cfg Config, rng *rand.Rand) (*Topics, error) {
+	n := cfg.Width
+	tc := cfg.Tree
+	depth, branching := tc.InitDepth, tc.Branching
+	maxDepth := tc.MaxDepth
+	if tc.Mode == "flat" {
+		depth, maxDepth = 2, 2
+	}
+	tree, err := topictree.New(depth, branching)
+	if err != nil {
+		return nil, err
+	}
+	if err := tree.SetLimits(topictree.Limits{MaxDepth: maxDepth, MaxChildren: tc.MaxChildren}); err != nil {
+		return nil, err
+	}
+	t := &Topics{
+		M: m, Tree: tree, tab: tree.Tables(),
+		RootIn:     tensor.Param("tree.root_in", 1, n),
+		LevelStart: tensor.Param("tree.level_start", 1, n),
+		DRNN:       hnn.NewDRNN(m, "tree.drnn", n, rng),
+		LevelRNN:   hnn.NewRNNCell(m, "tree.level_rnn", n, rng),
+		U:          tensor.Param("tree.decoder.u", cfg.Vocab, n),
+		Tau:        tc.Tau,
+		Levels:     maxDepth,
+	}
+	// Start points at a moderate distance from the origin so that the
+	// recurrences do not begin at the (symmetric) origin itself.
+	for _, p := range []*tensor.Tensor{t.RootIn, t.LevelStart} {
+		for i := range p.Data {
+			p.Data[i] = float32(rng.NormFloat64() / math.Sqrt(float64(n)))
+		}
+	}
+	for i := range t.U.Data {
+		t.U.Data[i] = float32(rng.NormFloat64() * 0.1)
+	}
+	return t, nil
+}
+
+// Params returns the topic side's parameters in a fixed order.
+func (t *Topics) Params() []*tensor.Tensor {
+	ps := []*tensor.Tensor{t.RootIn, t.LevelStart}
+	ps = append(ps, t.DRNN.Params()...)
+	ps = append(ps, t.LevelRNN.Params()...)
+	return append(ps, t.U)
+}
+
+// Tables returns the current tree tables.
+func (t *Topics) Tables() *topictree.Tables { return t.tab }
+
+// refresh rebuilds the tables after the tree changed.
+func (t *Topics) refresh() { t.tab = t.Tree.Tables() }
+
+// embeddings runs the Doubly-RNN level by level and sibling rank by sibling
+// rank (batched across parents), and the level chain. It returns the topic
+// points Z (T,n+1) in dense row order and the level points Zh (H,n+1). They
+// do not depend on the document, so one call serves a whole forward pass.
+func (t *Topics) embeddings(tp *tensor.Tape) (z, zh *tensor.Tensor) {
+	tab := t.tab
+	m := t.M
+	n := t.RootIn.Cols()
+	origin := m.Origin(tp, 1, n)
+	root := t.DRNN.Forward(tp, m.ExpO(tp, t.RootIn), origin) // (1,n+1)
+
+	// Rows computed so far live in a growing list of blocks; pos maps a
+	// topic row to its row in the concatenation [origin, root, steps...].
+	blocks := []*tensor.Tensor{origin, root}
+	pos := make([]int32, tab.T)
+	pos[0] = 1
+	next := int32(2)
+	for _, st := range tab.DRNN {
+		all := tp.Concat(0, blocks...)
+		par := make([]int32, len(st.Rows))
+		left := make([]int32, len(st.Rows))
+		for i := range st.Rows {
+			par[i] = pos[st.Parents[i]]
+			if st.Left[i] >= 0 {
+				left[i] = pos[st.Left[i]]
+			} // else 0: the origin row
+		}
+		out := t.DRNN.Forward(tp, tp.Gather(all, par), tp.Gather(all, left))
+		blocks = append(blocks, out)
+		for _, r := range st.Rows {
+			pos[r] = next
+			next++
+		}
+	}
+	z = tp.Gather(tp.Concat(0, blocks...), pos)
+
+	levels := make([]*tensor.Tensor, t.Levels)
+	prev := m.ExpO(tp, t.LevelStart)
+	for h := range levels {
+		prev = t.LevelRNN.Forward(tp, prev)
+		levels[h] = prev
+	}
+	zh = tp.Concat(0, levels...)
+	return z, zh
+}
+
+// theta returns the documents' topic distributions θ (B,T) for document
+// points d (B,n+1): σ(t,i) = FermiDirac(d(z_t, d_i)²) for topics and levels,
+// then path and level stick-breaking.
+func (t *Topics) theta(tp *tensor.Tape, d, z, zh *tensor.Tensor) *tensor.Tensor {
+	sT := hnn.FermiDirac(tp, t.M.PairSqDist(tp, d, z))
+	sH := hnn.FermiDirac(tp, t.M.PairSqDist(tp, d, zh))
+	return topictree.Theta(tp, t.tab, sT, sH)
+}
+
+// beta returns the topic-word distributions β (T,V): row t is
+// softmax(U log_o z_t / τ_t) with τ_t = τ^(1/(level+1)), so the root's
+// distribution is the flattest and the leaves' the sharpest.
+func (t *Topics) beta(tp *tensor.Tape, z *tensor.Tensor) *tensor.Tensor {
+	logits := tp.MatMul(t.M.LogO(tp, z), t.U, false, true) // (T,V)
+	inv := tp.Alloc(false, t.tab.T)
+	for r := range inv.Data {
+		inv.Data[r] = float32(math.Pow(t.Tau, -1/float64(t.tab.Level[r]+1)))
+	}
+	return tp.Softmax(tp.MulCol(logits, inv), nil)
+}

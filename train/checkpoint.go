@@ -1,0 +1,126 @@
+package train
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/gtformer/gtformer/corpus"
+	"github.com/gtformer/gtformer/internal/atomicfile"
+	"github.com/gtformer/gtformer/model"
+	"github.com/gtformer/gtformer/safetensors"
+	"github.com/gtformer/gtformer/tensor"
+	"github.com/gtformer/gtformer/topictree"
+)
+
+// Checkpoint files beside the model's own (config.json, tree.json,
+// weights.safetensors). trainer.json is written last: a checkpoint without
+// it is incomplete and Resume refuses it.
+const (
+	optimizerFile = "optimizer.safetensors"
+	bestFile      = "best.safetensors"
+	bestTreeFile  = "best_tree.json"
+	trainerFile   = "trainer.json"
+)
+
+type trainerJSON struct {
+	Format  string     `json:"format"` // "gtformer-trainer/1"
+	Options Options    `json:"options"`
+	State   State      `json:"state"`
+	History []EpochLog `json:"history"`
+}
+
+// SaveCheckpoint writes everything Resume needs into dir, each file
+// atomically.
+func (t *Trainer) SaveCheckpoint(dir string) error {
+	if err := t.Model.Save(dir, t.Opt.Seed); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	if err := t.adam.SaveState(filepath.Join(dir, optimizerFile), nil); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	if t.best != nil {
+		var ts []*tensor.Tensor
+		for _, p := range t.Model.Params() {
+			ts = append(ts, &tensor.Tensor{Name: p.Name, Shape: p.Shape, Data: t.best.params[p.Name]})
+		}
+		if err := safetensors.WriteFile(filepath.Join(dir, bestFile), ts, nil); err != nil {
+			return fmt.Errorf("checkpoint: %w", err)
+		}
+		if err := atomicfile.WriteFile(filepath.Join(dir, bestTreeFile), t.best.tree.WriteJSON); err != nil {
+			return fmt.Errorf("checkpoint: %w", err)
+		}
+	}
+	js, err := json.MarshalIndent(trainerJSON{Format: "gtformer-trainer/1", Options: t.Opt, State: t.State, History: t.History}, "", "  ")
+	if err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	return atomicfile.WriteFile(filepath.Join(dir, trainerFile), func(w io.Writer) error {
+		_, err := w.Write(append(js, '\n'))
+		return err
+	})
+}
+
+// Resume rebuilds a trainer from a checkpoint directory: model weights and
+// tree, optimiser state, trainer state and history, and the best state so
+// far. The data and split must be the ones the checkpoint was trained on.
+// The options saved in the checkpoint are used, except the output writers
+// and the checkpoint directory, which come from opt.
+func Resume(dir string, g *corpus.Graph, s *corpus.Split, opt Options) (*Trainer, error) {
+	raw, err := os.ReadFile(filepath.Join(dir, trainerFile))
+	if err != nil {
+		return nil, fmt.Errorf("resume: %w (is %s a complete checkpoint?)", err, dir)
+	}
+	var tj trainerJSON
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&tj); err != nil || tj.Format != "gtformer-trainer/1" {
+		if err == nil {
+			err = fmt.Errorf("unknown format %q", tj.Format)
+		}
+		return nil, fmt.Errorf("resume: %s: %w", filepath.Join(dir, trainerFile), err)
+	}
+	m, _, err := model.Load(dir)
+	if err != nil {
+		return nil, fmt.Errorf("resume: %w", err)
+	}
+	saved := tj.Options
+	saved.Log, saved.Progress, saved.Checkpoint = opt.Log, opt.Progress, opt.Checkpoint
+	t, err := New(m, g, s, saved)
+	if err != nil {
+		return nil, fmt.Errorf("resume: %w", err)
+	}
+	if _, err := t.adam.LoadStateFile(filepath.Join(dir, optimizerFile)); err != nil {
+		return nil, fmt.Errorf("resume: %w", err)
+	}
+	t.State, t.History = tj.State, tj.History
+	if t.State.BestEpoch > 0 {
+		ts, _, err := safetensors.ReadFile(filepath.Join(dir, bestFile))
+		if err != nil {
+			return nil, fmt.Errorf("resume: %w", err)
+		}
+		tree, err := topictree.ReadFile(filepath.Join(dir, bestTreeFile))
+		if err != nil {
+			return nil, fmt.Errorf("resume: %w", err)
+		}
+		b := &snapshot{params: map[string][]float32{}, tree: tree}
+		var errs []error
+		for _, p := range m.Params() {
+			v, ok := ts[p.Name]
+			if !ok || !tensor.SameShape(v, p) {
+				errs = append(errs, fmt.Errorf("best state: tensor %q missing or misshapen", p.Name))
+				continue
+			}
+			b.params[p.Name] = v.Data
+		}
+		if err := errors.Join(errs...); err != nil {
+			return nil, fmt.Errorf("resume: %s: %w", filepath.Join(dir, bestFile), err)
+		}
+		t.best = b
+	}
+	return t, nil
+}

@@ -1,0 +1,71 @@
+// Package train runs GTFormer's training loop (the paper's Algorithm 1):
+// mini-batches of training links with in-batch negatives, neighbours
+// resampled every epoch, AdamW with warm-up and decay, validation that keeps
+// the best state, tree growth and pruning, a guard against NaN/Inf, and
+// checkpoints that resume to the same numbers as an uninterrupted run.
+package train
+
+import (
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Options are the training hyperparameters (the architecture is in
+// model.Config).
+type Options struct {
+	Epochs      int     `json:"epochs"`
+	BatchLinks  int     `json:"batch_links"` // positive links per step; their ends are the centres
+	LR          float64 `json:"lr"`          // peak learning rate
+	LRFloor     float64 `json:"lr_floor"`    // final learning rate (cosine decay)
+	Warmup      int     `json:"warmup"`      // warm-up steps
+	WeightDecay float64 `json:"weight_decay"`
+	Clip        float64 `json:"clip"` // max global gradient norm (0 = off)
+	Seed        uint64  `json:"seed"`
+
+	// Nesting is "full" (neighbours encoded in the same pass, gradients
+	// flow through them) or "cache" (neighbours' per-layer [CLS] from a
+	// cache refreshed from the current weights at every epoch start; no
+	// gradient through neighbours).
+	Nesting string `json:"nesting"`
+
+	ValidEvery int `json:"valid_every"` // epochs between validations (the last epoch always validates)
+	GrowEvery  int `json:"grow_every"`  // epochs between tree updates (tree mode "grow")
+	EmbedBatch int `json:"embed_batch"` // documents per inference batch
+	MaxNbrs    int `json:"max_nbrs"`    // neighbours a document aggregates at inference
+
+	// Checkpoint, when set, is a directory where the state is saved after
+	// every epoch (atomically) and from which Resume continues.
+	Checkpoint string `json:"-"`
+
+	Log      io.Writer `json:"-"` // change log, validation lines (nil: discard)
+	Progress io.Writer `json:"-"` // progress bar (nil: none)
+}
+
+// DefaultOptions returns the defaults used by `gtformer train`.
+func DefaultOptions() Options {
+	return Options{
+		Epochs: 12, BatchLinks: 32, LR: 1e-3, LRFloor: 1e-5, Warmup: 100,
+		WeightDecay: 0.01, Clip: 1, Seed: 1, Nesting: "cache",
+		ValidEvery: 2, GrowEvery: 2, EmbedBatch: 128, MaxNbrs: 64,
+	}
+}
+
+// Validate reports inconsistent options.
+func (o *Options) Validate() error {
+	var errs []error
+	check := func(ok bool, format string, a ...any) {
+		if !ok {
+			errs = append(errs, fmt.Errorf(format, a...))
+		}
+	}
+	check(o.Epochs >= 1, "epochs %d must be positive", o.Epochs)
+	check(o.BatchLinks >= 1, "batch of %d links must be positive", o.BatchLinks)
+	check(o.LR > 0 && o.LRFloor >= 0 && o.LRFloor <= o.LR, "learning rates %g → %g must satisfy 0 ≤ floor ≤ peak, peak > 0", o.LR, o.LRFloor)
+	check(o.Warmup >= 0, "warm-up %d must be non-negative", o.Warmup)
+	check(o.WeightDecay >= 0 && o.Clip >= 0, "weight decay and clip must be non-negative")
+	check(o.Nesting == "full" || o.Nesting == "cache", "nesting %q: want full or cache", o.Nesting)
+	check(o.ValidEvery >= 1 && o.GrowEvery >= 1, "validation and growth intervals must be positive")
+	check(o.EmbedBatch >= 1 && o.MaxNbrs >= 1, "inference batch and neighbour cap must be positive")
+	return errors.Join(errs...)
+}

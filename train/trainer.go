@@ -1,0 +1,414 @@
+package train
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/gtformer/gtformer/corpus"
+	"github.com/gtformer/gtformer/evaluate"
+	"github.com/gtformer/gtformer/internal/progress"
+	"github.com/gtformer/gtformer/metrics"
+	"github.com/gtformer/gtformer/model"
+	"github.com/gtformer/gtformer/optim"
+	"github.com/gtformer/gtformer/tensor"
+	"github.com/gtformer/gtformer/topictree"
+)
+
+// State is the trainer's position, saved in checkpoints.
+type State struct {
+	Epoch     int     `json:"epoch"` // epochs completed
+	Step      int64   `json:"step"`  // optimiser steps taken
+	LRScale   float64 `json:"lr_scale"`
+	Rollbacks int     `json:"rollbacks"`
+	BestEpoch int     `json:"best_epoch"` // 0: none yet
+	BestScore float64 `json:"best_score"`
+}
+
+// EpochLog is one line of the learning curve.
+type EpochLog struct {
+	Epoch      int      `json:"epoch"`
+	Graph      float64  `json:"graph_loss"`
+	Topic      float64  `json:"topic_loss"`
+	Sup        float64  `json:"sup_loss"`
+	Total      float64  `json:"total_loss"`
+	ValidF1    *float64 `json:"valid_knn_micro_f1,omitempty"`
+	ValidAUC   *float64 `json:"valid_link_auc,omitempty"`
+	Topics     int      `json:"topics"`
+	Seconds    float64  `json:"seconds"`
+	DocsPerSec float64  `json:"docs_per_sec"`
+}
+
+// Trainer trains one model on one corpus and split.
+type Trainer struct {
+	Opt   Options
+	Model *model.Model
+	G     *corpus.Graph
+	S     *corpus.Split
+	In    *model.Inputs
+
+	State   State
+	History []EpochLog
+
+	adam    *optim.Adam
+	sampler *corpus.Sampler
+	cache   *model.Cache
+	isValid []bool
+	fit     []int32 // training documents minus validation: kNN reference for validation
+	best    *snapshot
+	log     io.Writer
+}
+
+// New prepares training: inputs (idf from the training documents), the
+// neighbour sampler and the optimiser. m must be freshly built for g.
+func New(m *model.Model, g *corpus.Graph, s *corpus.Split, opt Options) (*Trainer, error) {
+	if err := opt.Validate(); err != nil {
+		return nil, fmt.Errorf("training options: %w", err)
+	}
+	if len(s.TrainLinks) == 0 {
+		return nil, errors.New("no links among the training documents: the graph loss has nothing to learn from (use --knn-links to induce links from text similarity)")
+	}
+	if m.IDF == nil {
+		m.IDF = model.IDF(g, s.Train)
+	}
+	t := &Trainer{
+		Opt: opt, Model: m, G: g, S: s,
+		In:      model.NewInputs(g, m.IDF, m.Cfg.MaxLen, m.Cfg.Truncate),
+		State:   State{LRScale: 1},
+		sampler: corpus.NewSampler(s, m.Cfg.Neighbors, opt.Seed),
+		isValid: make([]bool, g.NumDocs()),
+		log:     opt.Log,
+	}
+	if t.log == nil {
+		t.log = io.Discard
+	}
+	for _, d := range s.Valid {
+		t.isValid[d] = true
+	}
+	for _, d := range s.Train {
+		if !t.isValid[d] {
+			t.fit = append(t.fit, d)
+		}
+	}
+	cfg := optim.DefaultConfig()
+	cfg.WeightDecay = opt.WeightDecay
+	cfg.NoDecay = optim.MatchNames("*.b", "*.gamma", "*.beta", "embed.*", "scale.*", "tree.root_in", "tree.level_start")
+	t.adam = optim.NewAdamW(cfg)
+	for _, p := range m.Params() {
+		if err := t.adam.Add(p); err != nil {
+			return nil, err
+		}
+	}
+	if opt.Nesting == "cache" {
+		t.cache = m.NewCache(g.NumDocs())
+	}
+	return t, nil
+}
+
+func (t *Trainer) stepsPerEpoch() int64 {
+	return int64((len(t.S.TrainLinks) + t.Opt.BatchLinks - 1) / t.Opt.BatchLinks)
+}
+
+func (t *Trainer) schedule() optim.Schedule {
+	total := t.stepsPerEpoch() * int64(t.Opt.Epochs)
+	return optim.Schedule{Peak: t.Opt.LR, Floor: t.Opt.LRFloor, Warmup: int64(min(t.Opt.Warmup, int(total/2))), Total: total, Decay: optim.Cosine}
+}
+
+// Run trains from the current state to Opt.Epochs and leaves the model at its
+// best validated state.
+func (t *Trainer) Run() error {
+	for t.State.Epoch < t.Opt.Epochs {
+		start := t.snapshot()
+		rec, err := t.epoch()
+		if err != nil {
+			var nf *nonFinite
+			if !errors.As(err, &nf) {
+				return err
+			}
+			if t.State.Rollbacks >= 3 {
+				return fmt.Errorf("%w; stopped after %d roll-backs (the model was not written)", err, t.State.Rollbacks)
+			}
+			t.restore(start)
+			t.State.Rollbacks++
+			t.State.LRScale /= 2
+			fmt.Fprintf(t.log, "%v: rolled back to the start of epoch %d, learning rate ×%g\n", err, t.State.Epoch+1, t.State.LRScale)
+			continue
+		}
+		t.State.Epoch++
+		last := t.State.Epoch == t.Opt.Epochs
+		grow := t.Model.Cfg.Tree.Mode == "grow" && t.State.Epoch%t.Opt.GrowEvery == 0 && !last
+		valid := t.State.Epoch%t.Opt.ValidEvery == 0 || last
+		if valid || grow {
+			if err := t.validate(rec, grow); err != nil {
+				return err
+			}
+		}
+		rec.Topics = t.Model.Topics.Tables().T
+		t.History = append(t.History, *rec)
+		t.logEpoch(rec)
+		if t.Opt.Checkpoint != "" {
+			if err := t.SaveCheckpoint(t.Opt.Checkpoint); err != nil {
+				return err
+			}
+		}
+	}
+	if t.best != nil {
+		t.restoreParams(t.best)
+		fmt.Fprintf(t.log, "kept the state of epoch %d (best validation score %.2f)\n", t.State.BestEpoch, t.State.BestScore)
+	}
+	return nil
+}
+
+// nonFinite reports a NaN or Inf in a loss part or the gradient norm.
+type nonFinite struct {
+	step int64
+	part string
+	val  float64
+}
+
+func (e *nonFinite) Error() string {
+	return fmt.Sprintf("step %d: %s is %v", e.step, e.part, e.val)
+}
+
+func (t *Trainer) epoch() (*EpochLog, error) {
+	m := t.Model
+	e := t.State.Epoch
+	m.SeedDropout(t.Opt.Seed, uint64(e))
+	began := time.Now()
+	if t.cache != nil {
+		m.Refresh(t.cache, t.In, t.S.Train, t.Opt.EmbedBatch)
+	}
+	nbrTable := t.sampler.Resample(e)
+	k := t.sampler.K()
+	links := slices.Clone(t.S.TrainLinks)
+	rng := rand.New(rand.NewPCG(t.Opt.Seed, uint64(e)<<1|1))
+	rng.Shuffle(len(links), func(i, j int) { links[i], links[j] = links[j], links[i] })
+
+	steps := t.stepsPerEpoch()
+	var bar *progress.Bar
+	if t.Opt.Progress != nil {
+		bar = progress.New(t.Opt.Progress, fmt.Sprintf("epoch %d/%d", e+1, t.Opt.Epochs), steps)
+	}
+	sched := t.schedule()
+	tp := tensor.NewTape()
+	params := m.Params()
+	rec := &EpochLog{Epoch: e + 1}
+	var docs int
+	for lo := 0; lo < len(links); lo += t.Opt.BatchLinks {
+		b := t.batch(links[lo:min(lo+t.Opt.BatchLinks, len(links))], nbrTable, k)
+		tp.Reset()
+		loss, parts, err := m.Loss(tp, t.In, b, t.cache)
+		if err != nil {
+			return nil, err
+		}
+		names, vals := parts.Names()
+		for i, v := range vals {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, &nonFinite{step: t.State.Step + 1, part: names[i] + " loss", val: v}
+			}
+		}
+		tp.Backward(loss)
+		norm := t.adam.ClipGradNorm(t.clip())
+		if math.IsNaN(norm) || math.IsInf(norm, 0) {
+			for _, p := range params {
+				p.ZeroGrad()
+			}
+			return nil, &nonFinite{step: t.State.Step + 1, part: "gradient norm", val: norm}
+		}
+		t.adam.Step(sched.At(t.State.Step) * t.State.LRScale)
+		for _, p := range params {
+			p.ZeroGrad()
+		}
+		t.State.Step++
+		rec.Graph += parts.Graph
+		rec.Topic += parts.Topic
+		rec.Sup += parts.Sup
+		rec.Total += parts.Total
+		docs += len(b.Centres)
+		if bar != nil {
+			el := time.Since(began).Seconds()
+			bar.SetFloat("graph", parts.Graph)
+			bar.SetFloat("topic", parts.Topic)
+			if m.Cfg.Supervised {
+				bar.SetFloat("sup", parts.Sup)
+			}
+			bar.SetFloat("docs/s", float64(docs)/el)
+			bar.Add(1)
+		}
+	}
+	if bar != nil {
+		bar.Finish()
+	}
+	ns := float64(steps)
+	rec.Graph /= ns
+	rec.Topic /= ns
+	rec.Sup /= ns
+	rec.Total /= ns
+	rec.Seconds = time.Since(began).Seconds()
+	rec.DocsPerSec = float64(docs) / rec.Seconds
+	return rec, nil
+}
+
+func (t *Trainer) clip() float64 {
+	if t.Opt.Clip <= 0 {
+		return math.Inf(1)
+	}
+	return t.Opt.Clip
+}
+
+// batch builds one step's batch from a slice of training links: both ends
+// are centres; each link gives two anchors (one per direction) whose
+// candidates are all centres but the anchor and its other known neighbours.
+func (t *Trainer) batch(links [][2]int32, nbrTable []int32, k int) *model.Batch {
+	idx := map[int32]int32{}
+	var centres []int32
+	add := func(d int32) int32 {
+		if i, ok := idx[d]; ok {
+			return i
+		}
+		i := int32(len(centres))
+		idx[d] = i
+		centres = append(centres, d)
+		return i
+	}
+	b := &model.Batch{}
+	for _, l := range links {
+		u, v := add(l[0]), add(l[1])
+		b.Anchors = append(b.Anchors, u, v)
+		b.Positives = append(b.Positives, v, u)
+	}
+	b.Centres = centres
+	B := len(centres)
+	b.Nbrs = model.Neighbors{K: k, Docs: make([]int32, 0, B*k)}
+	for _, d := range centres {
+		b.Nbrs.Docs = append(b.Nbrs.Docs, nbrTable[int(d)*k:int(d+1)*k]...)
+	}
+	b.Admissible = make([]bool, len(b.Anchors)*B)
+	for i, a := range b.Anchors {
+		nbrs := t.S.TrainNeighbors(int(centres[a]))
+		for c := 0; c < B; c++ {
+			ok := int32(c) != a
+			if ok && int32(c) != b.Positives[i] {
+				_, linked := slices.BinarySearch(nbrs, centres[c])
+				ok = !linked
+			}
+			b.Admissible[i*B+c] = ok
+		}
+	}
+	if t.Model.Cfg.Supervised {
+		b.Labels = make([]int32, B)
+		for i, d := range centres {
+			b.Labels[i] = -1
+			if t.G.Labels != nil && !t.isValid[d] && !t.S.IsTest[d] {
+				b.Labels[i] = t.G.Labels[d]
+			}
+		}
+	}
+	return b
+}
+
+// validate embeds the training documents, scores kNN Micro-F1 on the
+// validation documents and link AUC among them, keeps the best state, and
+// (when grow) updates the topic tree from the training documents' θ.
+func (t *Trainer) validate(rec *EpochLog, grow bool) error {
+	m := t.Model
+	docs := t.S.Train
+	emb := m.Embed(t.In, docs, func(d int32) []int32 { return t.S.TrainNeighbors(int(d)) }, t.Opt.MaxNbrs, t.Opt.EmbedBatch)
+	dim := emb.Width + 1
+	row := make(map[int32]int, len(docs))
+	for i, d := range docs {
+		row[d] = i
+	}
+	gather := func(list []int32) []float32 {
+		out := make([]float32, 0, len(list)*dim)
+		for _, d := range list {
+			i := row[d]
+			out = append(out, emb.Points[i*dim:(i+1)*dim]...)
+		}
+		return out
+	}
+	score := math.NaN()
+	if t.G.Labels != nil && len(t.S.Valid) > 0 && len(t.fit) > 0 {
+		yFit := make([]int32, len(t.fit))
+		for i, d := range t.fit {
+			yFit[i] = t.G.Labels[d]
+		}
+		yVal := make([]int32, len(t.S.Valid))
+		for i, d := range t.S.Valid {
+			yVal[i] = t.G.Labels[d]
+		}
+		pred := metrics.KNN(gather(t.fit), yFit, gather(t.S.Valid), dim, metrics.DefaultK)
+		f1 := metrics.MicroF1(yVal, pred)
+		rec.ValidF1 = &f1
+		score = f1
+	}
+	var vlinks [][2]int32
+	for _, l := range t.S.TrainLinks {
+		if t.isValid[l[0]] && t.isValid[l[1]] {
+			vlinks = append(vlinks, l)
+		}
+	}
+	if len(vlinks) > 0 {
+		// Scores over the validation rows of emb: re-index to rows.
+		sub := &model.Embeddings{Width: emb.Width, Topics: emb.Topics, Points: emb.Points}
+		scoreFn := evaluate.LinkScore(m, sub)
+		auc, n := metrics.LinkAUC(t.S.Valid, vlinks, func(i, j int32) float64 { return scoreFn(int32(row[i]), int32(row[j])) })
+		if n > 0 {
+			rec.ValidAUC = &auc
+			if math.IsNaN(score) {
+				score = auc
+			}
+		}
+	}
+	if math.IsNaN(score) {
+		score = -rec.Total
+	}
+	if t.State.BestEpoch == 0 || score > t.State.BestScore {
+		t.State.BestScore = score
+		t.State.BestEpoch = t.State.Epoch
+		t.best = t.snapshotParams()
+	}
+	if grow {
+		acc := topictree.NewShareAccumulator(emb.Topics)
+		lengths := make([]int, len(docs))
+		for i, d := range docs {
+			lengths[i] = t.In.Len[d]
+		}
+		acc.Add(tensor.FromData(emb.Theta, len(docs), emb.Topics), lengths)
+		shares, err := acc.Shares()
+		if err != nil {
+			return fmt.Errorf("tree update after epoch %d: %w", t.State.Epoch, err)
+		}
+		tc := m.Cfg.Tree
+		res, err := m.Topics.Tree.Update(shares, topictree.UpdateOptions{Add: tc.SAdd, Prune: tc.SPrune, GrowLeaves: tc.GrowLeaves})
+		if err != nil {
+			return fmt.Errorf("tree update after epoch %d: %w", t.State.Epoch, err)
+		}
+		for _, c := range res.Changes {
+			fmt.Fprintf(t.log, "epoch %d: %v\n", t.State.Epoch, c)
+		}
+		if res.Changed() {
+			m.SetTree(m.Topics.Tree)
+		}
+	}
+	return nil
+}
+
+func (t *Trainer) logEpoch(r *EpochLog) {
+	line := fmt.Sprintf("epoch %d/%d  loss %.4f (graph %.4f topic %.4f", r.Epoch, t.Opt.Epochs, r.Total, r.Graph, r.Topic)
+	if t.Model.Cfg.Supervised {
+		line += fmt.Sprintf(" sup %.4f", r.Sup)
+	}
+	line += fmt.Sprintf(")  topics %d  %.0f docs/s  %.1fs", r.Topics, r.DocsPerSec, r.Seconds)
+	if r.ValidF1 != nil {
+		line += fmt.Sprintf("  valid kNN Micro-F1 %.2f", *r.ValidF1)
+	}
+	if r.ValidAUC != nil {
+		line += fmt.Sprintf("  valid link AUC %.2f", *r.ValidAUC)
+	}
+	fmt.Fprintln(t.log, line)
+}
