@@ -2,6 +2,9 @@ package plots
 
 import (
 	"bytes"
+	"encoding/xml"
+	"fmt"
+	"io"
 	"image"
 	"image/color"
 	"image/png"
@@ -66,8 +69,8 @@ func TestValidAndDeterministic(t *testing.T) {
 		if !bytes.HasPrefix(s1, []byte("<?xml")) && !bytes.HasPrefix(s1, []byte("<svg")) {
 			t.Errorf("%s: SVG starts with %q", name, s1[:min(20, len(s1))])
 		}
-		if !bytes.Contains(s1, []byte("</svg>")) {
-			t.Errorf("%s: SVG not closed", name)
+		if err := wellFormedXML(s1); err != nil {
+			t.Errorf("%s: SVG is not well-formed XML: %v", name, err)
 		}
 		for _, txt := range wantText[name] {
 			if !bytes.Contains(s1, []byte(txt)) {
@@ -79,6 +82,29 @@ func TestValidAndDeterministic(t *testing.T) {
 			t.Errorf("%s: two renderings differ", name)
 		}
 	}
+}
+
+// wellFormedXML reads every token of doc and checks that it has an <svg>
+// root element.
+func wellFormedXML(doc []byte) error {
+	d := xml.NewDecoder(bytes.NewReader(doc))
+	root := ""
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if se, ok := tok.(xml.StartElement); ok && root == "" {
+			root = se.Name.Local
+		}
+	}
+	if root != "svg" {
+		return fmt.Errorf("root element %q, want svg", root)
+	}
+	return nil
 }
 
 // countNear counts pixels within a small distance of colour c (anti-aliased

@@ -55,6 +55,18 @@ func TestWriteSamples(t *testing.T) {
 	if err := fig.Save(filepath.Join(dir, "ablation")); err != nil {
 		t.Fatal(err)
 	}
+	wide := Ablation{Title: "ML: λ_topic and tree ablations", Metrics: []string{"kNN Micro-F1", "kNN Macro-F1", "link AUC", "NPMI"}}
+	for v, name := range []string{"GTFormer", "flat", "fixed", "no topic hierarchy", "no graph hierarchy", "Euclidean", "λ=0.01", "λ=0.1", "λ=10"} {
+		x := float64(v) / 100
+		wide.Variants = append(wide.Variants, Variant{Name: name,
+			Mean: []float64{0.84 - x, 0.82 - x, 0.95 - x/2, 0.12 + x}, Std: []float64{0.01, 0.012, 0.004, 0.02}})
+	}
+	if fig, err = AblationBars(wide); err != nil {
+		t.Fatal(err)
+	}
+	if err := fig.Save(filepath.Join(dir, "ablation_wide")); err != nil {
+		t.Fatal(err)
+	}
 	fig, err = DocumentMap(sampleMap(618))
 	if err != nil {
 		t.Fatal(err)
