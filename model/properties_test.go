@@ -9,6 +9,7 @@ import (
 	"github.com/gtformer/gtformer/hnn"
 	"github.com/gtformer/gtformer/optim"
 	"github.com/gtformer/gtformer/tensor"
+	"github.com/gtformer/gtformer/topictree"
 )
 
 // perturbed returns the tiny model with every parameter moved off its
@@ -48,7 +49,8 @@ func checkDistributions(t *testing.T, what string, theta []float32, T int) {
 }
 
 // TestThetaAndSigma: θ sums to one per document for the forward pass and
-// for Embed, across tree shapes and both geometries; σ = 1/(1+e^{d²}) lies
+// for Embed, across tree shapes and both geometries, and so do the path
+// distribution π and each path's level distribution δ; σ = 1/(1+e^{d²}) lies
 // in (0, 1/2] for every topic and level, and equals 1/2 exactly where a
 // document sits on a topic.
 func TestThetaAndSigma(t *testing.T) {
@@ -84,6 +86,16 @@ func TestThetaAndSigma(t *testing.T) {
 			// σ for documents against topics and levels, and for the
 			// topics against themselves (distance 0 on the diagonal).
 			_, zh := m.Topics.embeddings(tp)
+
+			// π over paths and δ over each path's levels, from the same σ
+			// the model uses; the model's θ must be the op's θ.
+			sT := hnn.FermiDirac(tp, m.M.PairSqDist(tp, out.Points, out.Z))
+			sH := hnn.FermiDirac(tp, m.M.PairSqDist(tp, out.Points, zh))
+			theta, pi, delta := topictree.StickBreak(tp, m.Topics.Tables(), sT, sH)
+			near(t, "θ vs StickBreak", -1, out.Theta.Data, theta.Data)
+			P := len(m.Topics.Tables().Paths)
+			checkDistributions(t, "π", pi.Data, P)
+			checkDistributions(t, "δ", delta.Data, delta.Cols())
 			for _, pair := range []struct {
 				what string
 				d, z *tensor.Tensor
