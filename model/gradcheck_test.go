@@ -47,7 +47,8 @@ type gradCase struct {
 	cache      bool
 	noTree     bool
 	noGraph    bool
-	zeroPrefix []string // parameters whose gradient must be exactly zero
+	mut        func(*Config) // further changes, or nil
+	zeroPrefix []string      // parameters whose gradient must be exactly zero
 }
 
 func gradCases() []gradCase {
@@ -59,6 +60,14 @@ func gradCases() []gradCase {
 		{name: "hyperbolic/no-tree", geometry: "hyperbolic", noTree: true},
 		{name: "hyperbolic/no-graph", geometry: "hyperbolic", noGraph: true, zeroPrefix: []string{"graph"}},
 		{name: "euclidean/no-tree-no-graph", geometry: "euclidean", noTree: true, noGraph: true, zeroPrefix: []string{"graph"}},
+		// Without the tf-idf start (no embed.feat), head truncation, and
+		// λ_topic = 0: the decoder U then has no gradient while the rest of
+		// the tree still learns through e_i in layers 2..L.
+		{name: "hyperbolic/plain-cls/no-topic-loss", geometry: "hyperbolic", mut: func(c *Config) {
+			c.Features, c.Truncate, c.LambdaTopic = "none", "head", 0
+		}, zeroPrefix: []string{"tree.decoder"}},
+		// λ_sup = 0: the classifier exists but has no gradient.
+		{name: "hyperbolic/no-sup-loss", geometry: "hyperbolic", mut: func(c *Config) { c.LambdaSup = 0 }, zeroPrefix: []string{"sup."}},
 	}
 }
 
@@ -77,6 +86,9 @@ func newGradFixture(t testing.TB, gc gradCase) *gradFixture {
 	cfg.Geometry = gc.geometry
 	cfg.NoTree = gc.noTree
 	cfg.NoGraph = gc.noGraph
+	if gc.mut != nil {
+		gc.mut(&cfg)
+	}
 	m, err := New(cfg, 3)
 	if err != nil {
 		t.Fatal(err)
