@@ -196,8 +196,9 @@ func run(buf []float64, n int, cfg Config) (*Result, error) {
 		for k := range Y {
 			// Grow the gain while the gradient keeps pointing against the
 			// running update (progress in a consistent direction), shrink it
-			// when they agree in sign (overshoot), as bhtsne does.
-			if (grad[k] > 0) != (update[k] > 0) {
+			// when they agree in sign (overshoot). Signs as in bhtsne, where
+			// sign(0) = 0, so the first step grows every gain.
+			if sign(grad[k]) != sign(update[k]) {
 				gains[k] += 0.2
 			} else {
 				gains[k] *= 0.8
@@ -216,6 +217,16 @@ func run(buf []float64, n int, cfg Config) (*Result, error) {
 		}
 	}
 	return &Result{Y: Y, N: n, Dims: dims, KL: klDivergence(P, Y, n, dims)}, nil
+}
+
+func sign(x float64) float64 {
+	switch {
+	case x > 0:
+		return 1
+	case x < 0:
+		return -1
+	}
+	return 0
 }
 
 // center subtracts the column means of Y (n, dims), as bhtsne does after every
