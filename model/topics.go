@@ -29,6 +29,9 @@ type Topics struct {
 	Levels     int // H: columns of σ_level (the maximum depth)
 }
 
+// drnnGain scales the recurrences' initial weights (see newTopics).
+const drnnGain = 1.5
+
 func newTopics(m lorentz.Manifold, cfg Config, rng *rand.Rand) (*Topics, error) {
 	n := cfg.Width
 	tc := cfg.Tree
@@ -61,8 +64,25 @@ func newTopics(m lorentz.Manifold, cfg Config, rng *rand.Rand) (*Topics, error) 
 			p.Data[i] = float32(rng.NormFloat64() / math.Sqrt(float64(n)))
 		}
 	}
+	// The recurrences' default U(−1/√n, 1/√n) weights contract: every
+	// topic lands within ≈0.5 of the origin and within 0.1-0.6 of each
+	// other, so all topics are about equally similar to every document
+	// (at distance ≈ 1 from the origin) and stick-breaking puts all mass on
+	// the last leaf. A gain of 1.5 spreads the initial topics to radii ≈ 1
+	// with pairwise distances ≈ 0.7-2.7 (measured at n = 128), the scale of
+	// the documents; much larger gains saturate tanh and put topics ≈ 10
+	// apart, where Fermi-Dirac similarities vanish.
+	for _, p := range append(t.DRNN.Params(), t.LevelRNN.Params()...) {
+		if len(p.Shape) == 2 {
+			for i := range p.Data {
+				p.Data[i] *= drnnGain
+			}
+		}
+	}
+	// Decoder rows N(0,1): logits U·log_o z then have spread ≈ |log_o z| ≈ 1
+	// before the depth temperature, so β starts distinct per topic.
 	for i := range t.U.Data {
-		t.U.Data[i] = float32(rng.NormFloat64() * 0.1)
+		t.U.Data[i] = float32(rng.NormFloat64())
 	}
 	return t, nil
 }

@@ -75,6 +75,25 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.Neighbors, "neighbors", c.Neighbors, "sampled neighbours per document (k)")
 }
 
+// builtinProfile shrinks the defaults for the built-in corpus (1,500 short
+// documents over 600 words), so that `gtformer train` with no flags finishes
+// in about a minute on 2 cores; flags given explicitly keep their values.
+func (f *modelFlags) builtinProfile(fs *flag.FlagSet) {
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	apply := func(name string, dst *int, v int) {
+		if !set[name] {
+			*dst = v
+		}
+	}
+	apply("width", &f.cfg.Width, 64)
+	apply("layers", &f.cfg.Layers, 2)
+	apply("heads", &f.cfg.Heads, 2)
+	apply("mlp", &f.cfg.MLPHidden, 128)
+	apply("max-len", &f.cfg.MaxLen, 64)
+	apply("epochs", &f.opt.Epochs, 6)
+}
+
 func runTrain(args []string, stdout, stderr io.Writer) error {
 	var d dataFlags
 	var mf modelFlags
@@ -95,6 +114,9 @@ Prints the learned topic tree and the test metrics; writes the outputs to
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	if d.path == "" {
+		mf.builtinProfile(fs)
 	}
 	cfg, opt := mf.cfg, mf.opt
 	if err := opt.Validate(); err != nil {

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/gtformer/gtformer/model"
+	"github.com/gtformer/gtformer/npy"
+	"github.com/gtformer/gtformer/outputs"
+)
+
+func init() {
+	register(&command{
+		name:    "topics",
+		summary: "print the topic tree of a trained model",
+		run:     runTopics,
+	})
+	register(&command{
+		name:    "embed",
+		summary: "embed a corpus's documents with a trained model (.npy hyperboloid coordinates)",
+		run:     runEmbed,
+	})
+}
+
+func runTopics(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("topics", "--model DIR", stderr)
+	dir := fs.String("model", "", "model `DIR` written by gtformer train --out")
+	asJSON := fs.Bool("json", false, "print topics.json instead of the indented tree")
+	describe(fs, stderr, "--model DIR [--json]", `
+Prints the learned topic tree, each topic with its share of the training words
+and its top-10 words (from DIR/topics.json, written by gtformer train).`)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *dir == "" {
+		return usagef("--model is required")
+	}
+	path := filepath.Join(*dir, "topics.json")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		_, err := stdout.Write(raw)
+		return err
+	}
+	var topics []outputs.Topic
+	if err := json.Unmarshal(raw, &topics); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	m, _, err := model.Load(*dir)
+	if err != nil {
+		return err
+	}
+	if len(topics) != m.Topics.Tables().T {
+		return fmt.Errorf("%s lists %d topics, the model's tree has %d", path, len(topics), m.Topics.Tables().T)
+	}
+	return outputs.WriteTopicsText(stdout, m, topics)
+}
+
+func runEmbed(args []string, stdout, stderr io.Writer) error {
+	var d dataFlags
+	fs := newFlagSet("embed", "--model DIR --data PATH --out FILE", stderr)
+	d.register(fs)
+	dir := fs.String("model", "", "model `DIR` written by gtformer train --out")
+	out := fs.String("out", "", "output `FILE` (.npy, float32 (N, n+1) hyperboloid coordinates)")
+	topicsOut := fs.String("topics-out", "", "optional `FILE` for the documents' topic distributions θ (.npy, float32 (N, T))")
+	batch := fs.Int("batch", 128, "documents per inference batch")
+	maxNbrs := fs.Int("max-nbrs", 64, "neighbours a document aggregates at most")
+	describe(fs, stderr, "--model DIR --data PATH --out FILE", `
+Embeds every document of a corpus that uses the model's vocabulary (word ids
+into the same voc.txt), each through its links to the corpus's other
+documents, and writes the hyperboloid coordinates as .npy.`)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *dir == "" || *out == "" {
+		return usagef("--model and --out are required")
+	}
+	m, _, err := model.Load(*dir)
+	if err != nil {
+		return err
+	}
+	g, err := d.load()
+	if err != nil {
+		return err
+	}
+	if len(g.Vocab) != m.Cfg.Vocab {
+		return fmt.Errorf("%s has %d words, the model was trained on %d: embed needs the model's vocabulary", d.source(), len(g.Vocab), m.Cfg.Vocab)
+	}
+	if m.IDF == nil {
+		return fmt.Errorf("%s: the weights carry no idf buffer", *dir)
+	}
+	in := model.NewInputs(g, m.IDF, m.Cfg.MaxLen, m.Cfg.Truncate)
+	docs := make([]int32, g.NumDocs())
+	for i := range docs {
+		docs[i] = int32(i)
+	}
+	emb := m.Embed(in, docs, func(i int32) []int32 { return g.Neighbors(int(i)) }, *maxNbrs, *batch)
+	if err := npy.Write(*out, []int{len(docs), emb.Width + 1}, emb.Points); err != nil {
+		return err
+	}
+	if *topicsOut != "" {
+		if err := npy.Write(*topicsOut, []int{len(docs), emb.Topics}, emb.Theta); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(stdout, "embedded %d documents into %s (%d × %d)\n", len(docs), *out, len(docs), emb.Width+1)
+	return nil
+}
