@@ -35,8 +35,9 @@
 //
 // Exact t-SNE holds P densely: N² float64 (72 MB for N = 3000) and O(N²)
 // work per iteration: about 20 ms of CPU per iteration for N = 3000, so a
-// default run (1000 iterations) costs about 23 s of CPU, so roughly 12 s on two free
-// cores (BenchmarkEmbed; 46 s wall on two cores shared with other jobs), and
+// default run (1000 iterations) costs about 23 s of CPU, roughly 12 s on two
+// free cores (BenchmarkEmbed measured 46 s wall on two cores shared with
+// other jobs), and
 // N = 618 under 2 s. Rows are split among goroutines, but each row's sums
 // are accumulated by one goroutine in a fixed order and the partial Z values
 // are added in row order afterwards, so the result depends only on the input
