@@ -37,11 +37,12 @@
 // work per iteration: about 20 ms of CPU per iteration for N = 3000, so a
 // default run (1000 iterations) costs about 23 s of CPU, roughly 12 s on two
 // free cores (BenchmarkEmbed measured 46 s wall on two cores shared with
-// other jobs), and
-// N = 618 under 2 s. Rows are split among goroutines, but each row's sums
-// are accumulated by one goroutine in a fixed order and the partial Z values
-// are added in row order afterwards, so the result depends only on the input
-// and the seed, not on the number of workers or on scheduling.
+// other jobs), and N = 618 under 2 s.
+//
+// Rows are split among goroutines, but each row's sums are accumulated by
+// one goroutine in a fixed order and the partial Z values are added in row
+// order afterwards, so the result depends only on the input and the seed,
+// not on the number of workers or on scheduling.
 //
 // # Hyperbolic embeddings
 //
