@@ -1,6 +1,10 @@
 package tensor
 
-import "math"
+import (
+	"math"
+
+	"github.com/gtformer/gtformer/tensor/internal/vec"
+)
 
 // Float32 exp and tanh after Cephes (expf, tanhf): relative error about
 // 2·10⁻⁷, several times faster than converting to float64 for math.Exp.
@@ -71,57 +75,15 @@ func tanh32(x float32) float32 {
 	return x + x*z*((((-5.70498872745e-3*z+2.06390887954e-2)*z-5.37397155531e-2)*z+1.33314422036e-1)*z-3.33332819422e-1)
 }
 
-// GELU uses the tanh form of Hendrycks & Gimpel (as GPT-2 and BERT's
-// reference code): gelu(x) = ½x(1 + tanh(u)), u = √(2/π)(x + 0.044715x³).
-// The MLP applies it (and its derivative) to N×4C elements per step, so tanh
-// here is tanhRational: a branch-free odd rational function, cheaper than an
-// exponential with its range reduction.
-const (
-	geluK = 0.7978845608028654 // √(2/π)
-	geluA = 0.044715
-)
+// gelu32 and geluAndGrad32 are the scalar GELU of package vec (tanh form;
+// see vec.GELU).
+func gelu32(x float32) float32 { return vec.GELU(x) }
 
-// tanhRational is the degree-13/6 rational minimax approximation of tanh
-// used by Eigen (ptanh_float), absolute error below 1e-6 (about 2 ulp at 1);
-// beyond ±7.9 tanh is ±1 in float32 and the input is clamped there.
-//
-// The clamp uses plain comparisons: Go's min/max on floats add NaN and
-// signed-zero handling that measured 35% slower here.
-func tanhRational(x float32) float32 {
-	if x > 7.90531110763549805 {
-		x = 7.90531110763549805
-	}
-	if x < -7.90531110763549805 {
-		x = -7.90531110763549805
-	}
-	x2 := x * x
-	p := x2*-2.76076847742355e-16 + 2.00018790482477e-13
-	p = x2*p + -8.60467152213735e-11
-	p = x2*p + 5.12229709037114e-08
-	p = x2*p + 1.48572235717979e-05
-	p = x2*p + 6.37261928875436e-04
-	p = x2*p + 4.89352455891786e-03
-	q := x2*1.19825839466702e-06 + 1.18534705686654e-04
-	q = x2*q + 2.26843463243900e-03
-	q = x2*q + 4.89352518554385e-03
-	return x * p / q
-}
+func geluAndGrad32(x float32) (y, g float32) { return vec.GELUAndGrad(x) }
 
-func gelu32(x float32) float32 {
-	return 0.5 * x * (1 + tanhRational(geluK*x*(1+geluA*x*x)))
-}
-
-// geluGrad32 is d gelu/dx = ½(1+t) + ½x(1−t²)·√(2/π)(1 + 3·0.044715x²)
-// with t = tanh(√(2/π)(x + 0.044715x³)).
 func geluGrad32(x float32) float32 {
-	_, g := geluAndGrad32(x)
+	_, g := vec.GELUAndGrad(x)
 	return g
 }
 
-// geluAndGrad32 returns gelu(x) and gelu'(x) sharing one tanh.
-func geluAndGrad32(x float32) (y, g float32) {
-	x2 := x * x
-	t := tanhRational(geluK * x * (1 + geluA*x2))
-	h := 0.5 * (1 + t)
-	return x * h, h + 0.5*x*(1-t*t)*geluK*(1+3*geluA*x2)
-}
+func geluGradRow(y, d, x, b []float32) { vec.GELUGradRow(y, d, x, b) }

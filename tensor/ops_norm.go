@@ -237,10 +237,7 @@ func (tp *Tape) BiasGELU(x, b *Tensor) *Tensor {
 				}
 				continue
 			}
-			dr := deriv.Data[i*c : (i+1)*c]
-			for j, v := range xr {
-				yr[j], dr[j] = geluAndGrad32(v + br[j])
-			}
+			geluGradRow(yr, deriv.Data[i*c:(i+1)*c], xr, br)
 		}
 	})
 	if nd := tp.push(y, biasGELUBackward); nd != nil {

@@ -1,0 +1,14 @@
+//go:build !amd64 || purego
+
+package vec
+
+const hasAVX2FMA = false
+
+// GELUGradRow writes gelu(x+b) to y and gelu'(x+b) to d.
+func GELUGradRow(y, d, x, b []float32) {
+	n := len(x)
+	y, d, b = y[:n], d[:n], b[:n]
+	for j := range x {
+		y[j], d[j] = GELUAndGrad(x[j] + b[j])
+	}
+}

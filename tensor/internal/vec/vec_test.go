@@ -1,0 +1,53 @@
+package vec
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+func TestTanhRational(t *testing.T) {
+	for x := -10.0; x <= 10; x += 0.0003 {
+		if got, want := float64(TanhRational(float32(x))), math.Tanh(float64(float32(x))); math.Abs(got-want) > 1e-6 {
+			t.Fatalf("TanhRational(%v) = %v, want %v", x, got, want)
+		}
+	}
+}
+
+// TestGELUGradRow checks the vectorised GELU row kernel (AVX2 where
+// available) against the scalar geluAndGrad32 and the float64 formula, on
+// lengths with and without a tail of fewer than 8 elements.
+func TestGELUGradRow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	for _, n := range []int{1, 7, 8, 9, 64, 1027} {
+		x, b := make([]float32, n), make([]float32, n)
+		for i := range x {
+			x[i] = float32(rng.NormFloat64() * 4)
+			b[i] = float32(rng.NormFloat64())
+		}
+		x[0] = 20 // clamped region
+		if n > 1 {
+			x[1] = -20
+		}
+		y, d := make([]float32, n), make([]float32, n)
+		GELUGradRow(y, d, x, b)
+		for i := range x {
+			v := x[i] + b[i]
+			ys, ds := GELUAndGrad(v)
+			// FMA and plain rounding differ by a few ulp of t, which the
+			// derivative scales by up to about 3|v|.
+			if tol := 1e-6 * math.Max(1, math.Abs(float64(v))); math.Abs(float64(y[i]-ys)) > tol || math.Abs(float64(d[i]-ds)) > 3*tol {
+				t.Fatalf("n=%d i=%d v=%v: kernel (%v, %v), scalar (%v, %v) (avx2 %v)", n, i, v, y[i], d[i], ys, ds, hasAVX2FMA)
+			}
+			vf := float64(v)
+			u := math.Sqrt(2/math.Pi) * (vf + 0.044715*vf*vf*vf)
+			th := math.Tanh(u)
+			want := 0.5 * vf * (1 + th)
+			wantD := 0.5*(1+th) + 0.5*vf*(1-th*th)*math.Sqrt(2/math.Pi)*(1+3*0.044715*vf*vf)
+			// tanhRational's absolute error (≤1e-6) is scaled by |v| in both.
+			if tol := 2e-6 * math.Max(1, math.Abs(vf)); math.Abs(float64(y[i])-want) > tol || math.Abs(float64(d[i])-wantD) > tol {
+				t.Fatalf("n=%d i=%d v=%v: kernel (%v, %v), float64 (%v, %v)", n, i, v, y[i], d[i], want, wantD)
+			}
+		}
+	}
+}
