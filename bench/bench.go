@@ -49,7 +49,9 @@ type Layer struct {
 func NewLayer(c LayerConfig, seed uint64) *Layer {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	l := &Layer{Cfg: c, Layer: nn.NewTransformerLayer("layer0", c.Width, c.Heads, c.Hidden, rng), Tape: tensor.NewTape()}
-	l.X = tensor.New(c.Batch, c.Tokens, c.Width)
+	// The input takes a gradient, as inside a stack of layers, so backward
+	// does every product StepFLOPs counts (including dx of the projections).
+	l.X = tensor.Param("x", c.Batch, c.Tokens, c.Width)
 	for i := range l.X.Data {
 		l.X.Data[i] = float32(rng.NormFloat64())
 	}
@@ -67,6 +69,7 @@ func (l *Layer) Step() {
 	for _, p := range l.Layer.Params() {
 		p.ZeroGrad()
 	}
+	l.X.ZeroGrad()
 	y := l.Layer.Forward(l.Tape, l.X, nil, nil)
 	l.Tape.BackwardWith(y, l.seed)
 }

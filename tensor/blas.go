@@ -1,6 +1,8 @@
 package tensor
 
 import (
+	"runtime"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 )
@@ -47,8 +49,14 @@ func sgemm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []fl
 		impl.Sgemm(trans(tA), trans(tB), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
+	// Two blocks per core: each block repacks the whole other operand, so
+	// fewer, larger blocks measured faster (1024³: 204 GFLOP/s with 4
+	// blocks, 193 with 8, OpenBLAS's own two threads 208), while two per
+	// core still lets a core slowed by other load hand over a block.
+	blocks := 2 * runtime.GOMAXPROCS(0)
 	if m >= n {
-		parallelFor(m, grain, 2*n*k, func(lo, hi int) {
+		g := max(grain, (m+blocks*grain-1)/(blocks*grain)*grain)
+		parallelFor(m, g, 2*n*k, func(lo, hi int) {
 			ao := lo * lda // rows lo… of op(A)
 			if tA {
 				ao = lo // columns lo… of the stored k×m matrix
@@ -57,7 +65,8 @@ func sgemm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []fl
 		})
 		return
 	}
-	parallelFor(n, grain, 2*m*k, func(lo, hi int) {
+	g := max(grain, (n+blocks*grain-1)/(blocks*grain)*grain)
+	parallelFor(n, g, 2*m*k, func(lo, hi int) {
 		bo := lo // columns lo… of op(B)
 		if tB {
 			bo = lo * ldb // rows lo… of the stored n×k matrix

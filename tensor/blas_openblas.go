@@ -26,3 +26,7 @@ func init() {
 	serialRows = 0
 	C.openblas_set_num_threads(1)
 }
+
+// setBLASThreads sets OpenBLAS's own thread count; benchmarks use it to
+// compare the Go-side split with OpenBLAS's threading.
+func setBLASThreads(n int) { C.openblas_set_num_threads(C.int(n)) }

@@ -18,13 +18,14 @@ const minParallel = 1 << 14
 // each participant repeatedly claims the next chunk until none is left, so a
 // core slowed by other load simply does fewer chunks.
 type job struct {
-	fn    func(lo, hi int)
-	fnw   func(worker, lo, hi int) // parallelForWorker's variant
-	n     int
-	ids   atomic.Int32
-	chunk int
-	next  atomic.Int64
-	wg    sync.WaitGroup
+	fn      func(lo, hi int)
+	fnw     func(worker, lo, hi int) // parallelForWorker's variant
+	n       int
+	ids     atomic.Int32
+	chunk   int
+	next    atomic.Int64
+	pending atomic.Int32  // participants (caller + hand-offs) not finished
+	done    chan struct{} // receives one token when pending reaches 0
 }
 
 func (j *job) run() {
@@ -42,19 +43,28 @@ func (j *job) run() {
 	}
 }
 
+func (j *job) finish() {
+	if j.pending.Add(-1) == 0 {
+		j.done <- struct{}{}
+	}
+}
+
 var (
 	poolOnce sync.Once
-	jobs     chan *job
-	jobPool  = sync.Pool{New: func() any { return new(job) }}
+	// jobs is buffered so that a hand-off never depends on a worker being
+	// parked on the receive at that instant (back-to-back calls would
+	// otherwise often run serially).
+	jobs    chan *job
+	jobPool = sync.Pool{New: func() any { return &job{done: make(chan struct{}, 1)} }}
 )
 
 func startWorkers() {
-	jobs = make(chan *job)
+	jobs = make(chan *job, 64)
 	for range runtime.GOMAXPROCS(0) - 1 {
 		go func() {
 			for j := range jobs {
 				j.run()
-				j.wg.Done()
+				j.finish()
 			}
 		}()
 	}
@@ -94,6 +104,10 @@ func parallelForWorker(n, grain, cost, slots int, fn func(worker, lo, hi int)) {
 	dispatch(n, grain, nil, fn, slots)
 }
 
+// dispatch hands the job to idle workers and works on it itself. While
+// waiting for the other participants it runs queued jobs, so a parallelFor
+// nested inside another one's fn cannot deadlock waiting for a worker that
+// is itself waiting.
 func dispatch(n, grain int, fn func(lo, hi int), fnw func(w, lo, hi int), slots int) {
 	procs := min(runtime.GOMAXPROCS(0), slots)
 	poolOnce.Do(startWorkers)
@@ -105,16 +119,26 @@ func dispatch(n, grain int, fn func(lo, hi int), fnw func(w, lo, hi int), slots 
 	j.chunk = max(grain, (n+4*procs-1)/(4*procs))
 	j.chunk = (j.chunk + grain - 1) / grain * grain
 	j.next.Store(0)
+	j.pending.Store(1)
 	for range procs - 1 {
-		j.wg.Add(1)
+		j.pending.Add(1)
 		select {
 		case jobs <- j:
 		default:
-			j.wg.Done() // no idle worker: do the work ourselves
+			j.pending.Add(-1) // queue full: do the work ourselves
 		}
 	}
 	j.run()
-	j.wg.Wait()
+	j.finish()
+	for waiting := true; waiting; {
+		select {
+		case <-j.done:
+			waiting = false
+		case o := <-jobs:
+			o.run()
+			o.finish()
+		}
+	}
 	j.fn, j.fnw = nil, nil
 	jobPool.Put(j)
 }
