@@ -26,8 +26,14 @@ type Model struct {
 	Layers []*nn.TransformerLayer // L layers; layer 0 plain, 1..L-1 nested
 	Graph  []*graphAttention      // L-1: graph attention feeding layers 1..L-1
 
-	// LogScale is log s: d = exp_o(s·[CLS]). Stored as a log so s > 0.
+	// LogScale is log s and Proj a learned n×n map: a document's tangent
+	// vector is log_o d = s·([CLS]·Proj). The scale starts documents at
+	// distance ≈ 1 (a post-LN [CLS] has norm ≈ √n); Proj, initialised to the
+	// identity, lets documents leave the sphere of radius s√n that
+	// LayerNorm would otherwise pin them to, so that general documents can
+	// sit near the root and specific ones near the leaves.
 	LogScale *tensor.Tensor // (1)
+	Proj     *tensor.Tensor // (n,n)
 
 	Topics *Topics
 
@@ -95,6 +101,10 @@ func New(cfg Config, seed uint64) (*Model, error) {
 	}
 	m.LogScale = tensor.Param("scale.log", 1)
 	m.LogScale.Data[0] = float32(math.Log(float64(cfg.InitScale)))
+	m.Proj = tensor.Param("scale.proj", n, n)
+	for i := 0; i < n; i++ {
+		m.Proj.Data[i*n+i] = 1
+	}
 	t, err := newTopics(m.M, cfg, rng)
 	if err != nil {
 		return nil, fmt.Errorf("topic tree: %w", err)
@@ -120,7 +130,7 @@ func (m *Model) Params() []*tensor.Tensor {
 	for _, g := range m.Graph {
 		ps = append(ps, g.params()...)
 	}
-	ps = append(ps, m.LogScale)
+	ps = append(ps, m.LogScale, m.Proj)
 	ps = append(ps, m.Topics.Params()...)
 	if m.SupHidden != nil {
 		ps = append(ps, m.SupHidden.Params()...)
@@ -177,7 +187,7 @@ func (m *Model) forward(tp *tensor.Tape, in *Inputs, centres []int32, nb Neighbo
 	B, T := bt.B, 1+bt.Tm
 	h := m.Layers[0].Forward(tp, m.embed(tp, bt), nil, bt.mask)
 	for l := 1; l < L; l++ {
-		dC := scaleBy(tp, clsOf(tp, h), s) // (B,n)
+		dC := m.toTangent(tp, clsOf(tp, h), s) // (B,n)
 		var extras []*tensor.Tensor
 		if !cfg.NoTree {
 			theta := m.Topics.theta(tp, m.M.ExpO(tp, dC), z, zh)
@@ -185,7 +195,7 @@ func (m *Model) forward(tp *tensor.Tape, in *Inputs, centres []int32, nb Neighbo
 			extras = append(extras, tp.Reshape(scaleBy(tp, e, sInv), B, 1, n))
 		}
 		if !cfg.NoGraph {
-			dN := scaleBy(tp, nbrCLS[l-1], s)
+			dN := m.toTangent(tp, nbrCLS[l-1], s)
 			g := m.Graph[l-1].forward(tp, dC, dN, nb.K, nb.Mask)
 			extras = append(extras, tp.Reshape(scaleBy(tp, g, sInv), B, 1, n))
 		}
@@ -200,9 +210,15 @@ func (m *Model) forward(tp *tensor.Tape, in *Inputs, centres []int32, nb Neighbo
 		kv := nn.PrependRows(tp, ex, h)
 		h = m.Layers[l].Forward(tp, h, kv, extraMask(bt.mask, B, T, len(extras)))
 	}
-	dF := scaleBy(tp, clsOf(tp, h), s)
+	dF := m.toTangent(tp, clsOf(tp, h), s)
 	pts := m.M.ExpO(tp, dF)
 	return &Output{Tangent: dF, Points: pts, Theta: m.Topics.theta(tp, pts, z, zh), Z: z}
+}
+
+// toTangent maps [CLS] rows (B,n) to tangent vectors at the origin,
+// s·([CLS]·Proj).
+func (m *Model) toTangent(tp *tensor.Tape, cls, s *tensor.Tensor) *tensor.Tensor {
+	return scaleBy(tp, tp.MatMul(cls, m.Proj, false, false), s)
 }
 
 // ownStream encodes docs from their own text only (no tree or graph rows),

@@ -30,7 +30,10 @@ type Topics struct {
 }
 
 // drnnGain scales the recurrences' initial weights (see newTopics).
-const drnnGain = 1.5
+const drnnGain = 1.0
+
+// decoderInitStd is the initial standard deviation of the decoder rows U.
+const decoderInitStd = 4
 
 func newTopics(m lorentz.Manifold, cfg Config, rng *rand.Rand) (*Topics, error) {
 	n := cfg.Width
@@ -82,7 +85,7 @@ func newTopics(m lorentz.Manifold, cfg Config, rng *rand.Rand) (*Topics, error) 
 	// Decoder rows N(0,1): logits U·log_o z then have spread ≈ |log_o z| ≈ 1
 	// before the depth temperature, so β starts distinct per topic.
 	for i := range t.U.Data {
-		t.U.Data[i] = float32(rng.NormFloat64())
+		t.U.Data[i] = float32(rng.NormFloat64() * decoderInitStd)
 	}
 	return t, nil
 }

@@ -344,7 +344,6 @@ func (t *Trainer) validate(rec *EpochLog, grow bool) error {
 		pred := metrics.KNN(gather(t.fit), yFit, gather(t.S.Valid), dim, metrics.DefaultK)
 		f1 := metrics.MicroF1(yVal, pred)
 		rec.ValidF1 = &f1
-		score = f1
 	}
 	var vlinks [][2]int32
 	for _, l := range t.S.TrainLinks {
@@ -359,13 +358,22 @@ func (t *Trainer) validate(rec *EpochLog, grow bool) error {
 		auc, n := metrics.LinkAUC(t.S.Valid, vlinks, func(i, j int32) float64 { return scoreFn(int32(row[i]), int32(row[j])) })
 		if n > 0 {
 			rec.ValidAUC = &auc
-			if math.IsNaN(score) {
-				score = auc
-			}
 		}
 	}
-	if math.IsNaN(score) {
-		score = -rec.Total
+	// The best state maximises the mean of the validation metrics present
+	// (kNN Micro-F1 and link AUC, both in percent; a saturated F1 on an easy
+	// corpus then still lets AUC decide), or minimises the loss without them.
+	var sum float64
+	var cnt int
+	for _, v := range []*float64{rec.ValidF1, rec.ValidAUC} {
+		if v != nil {
+			sum += *v
+			cnt++
+		}
+	}
+	score = -rec.Total
+	if cnt > 0 {
+		score = sum / float64(cnt)
 	}
 	if t.State.BestEpoch == 0 || score > t.State.BestScore {
 		t.State.BestScore = score
