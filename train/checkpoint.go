@@ -68,8 +68,8 @@ func (t *Trainer) SaveCheckpoint(dir string) error {
 // Resume rebuilds a trainer from a checkpoint directory: model weights and
 // tree, optimiser state, trainer state and history, and the best state so
 // far. The data and split must be the ones the checkpoint was trained on.
-// The options saved in the checkpoint are used, except the output writers
-// and the checkpoint directory, which come from opt.
+// The options saved in the checkpoint are used, except the output writers,
+// the checkpoint directory and StopAfter, which come from opt.
 func Resume(dir string, g *corpus.Graph, s *corpus.Split, opt Options) (*Trainer, error) {
 	raw, err := os.ReadFile(filepath.Join(dir, trainerFile))
 	if err != nil {
@@ -89,7 +89,7 @@ func Resume(dir string, g *corpus.Graph, s *corpus.Split, opt Options) (*Trainer
 		return nil, fmt.Errorf("resume: %w", err)
 	}
 	saved := tj.Options
-	saved.Log, saved.Progress, saved.Checkpoint = opt.Log, opt.Progress, opt.Checkpoint
+	saved.Log, saved.Progress, saved.Checkpoint, saved.StopAfter = opt.Log, opt.Progress, opt.Checkpoint, opt.StopAfter
 	t, err := New(m, g, s, saved)
 	if err != nil {
 		return nil, fmt.Errorf("resume: %w", err)

@@ -38,6 +38,12 @@ type Options struct {
 	// every epoch (atomically) and from which Resume continues.
 	Checkpoint string `json:"-"`
 
+	// StopAfter ends this session after that many epochs (0: run to
+	// Epochs), leaving the model at its current state; with Checkpoint set,
+	// Resume continues from there ("train N more epochs"). It belongs to
+	// one session, so it is not saved.
+	StopAfter int `json:"-"`
+
 	Log      io.Writer `json:"-"` // change log, validation lines (nil: discard)
 	Progress io.Writer `json:"-"` // progress bar (nil: none)
 }
@@ -60,6 +66,7 @@ func (o *Options) Validate() error {
 		}
 	}
 	check(o.Epochs >= 1, "epochs %d must be positive", o.Epochs)
+	check(o.StopAfter >= 0, "stop after %d epochs: must be non-negative (0 = all)", o.StopAfter)
 	check(o.BatchLinks >= 1, "batch of %d links must be positive", o.BatchLinks)
 	check(o.LR > 0 && o.LRFloor >= 0 && o.LRFloor <= o.LR, "learning rates %g → %g must satisfy 0 ≤ floor ≤ peak, peak > 0", o.LR, o.LRFloor)
 	check(o.Warmup >= 0, "warm-up %d must be non-negative", o.Warmup)

@@ -119,9 +119,15 @@ func (t *Trainer) schedule() optim.Schedule {
 }
 
 // Run trains from the current state to Opt.Epochs and leaves the model at its
-// best validated state.
+// best validated state. With Opt.StopAfter > 0 it returns after that many
+// epochs of this session and, if Opt.Epochs is not reached yet, leaves the
+// model at its current state (the checkpoint continues from there).
 func (t *Trainer) Run() error {
-	for t.State.Epoch < t.Opt.Epochs {
+	for ran := 0; t.State.Epoch < t.Opt.Epochs; {
+		if t.Opt.StopAfter > 0 && ran == t.Opt.StopAfter {
+			fmt.Fprintf(t.log, "stopped after epoch %d of %d as asked (resume to continue)\n", t.State.Epoch, t.Opt.Epochs)
+			return nil
+		}
 		start := t.snapshot()
 		rec, err := t.epoch()
 		if err != nil {
@@ -139,6 +145,7 @@ func (t *Trainer) Run() error {
 			continue
 		}
 		t.State.Epoch++
+		ran++
 		last := t.State.Epoch == t.Opt.Epochs
 		grow := t.Model.Cfg.Tree.Mode == "grow" && t.State.Epoch%t.Opt.GrowEvery == 0 && !last
 		valid := t.State.Epoch%t.Opt.ValidEvery == 0 || last
