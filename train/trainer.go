@@ -61,6 +61,11 @@ type Trainer struct {
 	fit     []int32 // training documents minus validation: kNN reference for validation
 	best    *snapshot
 	log     io.Writer
+
+	// beforeStep, when set (tests only: the NaN guard's test poisons a
+	// parameter through it), runs before each step's forward pass with the
+	// number the step will have (1-based, as in the guard's messages).
+	beforeStep func(step int64)
 }
 
 // New prepares training: inputs (idf from the training documents), the
@@ -208,6 +213,9 @@ func (t *Trainer) epoch() (*EpochLog, error) {
 	for lo := 0; lo < len(links); lo += t.Opt.BatchLinks {
 		b := t.batch(links[lo:min(lo+t.Opt.BatchLinks, len(links))], nbrTable, k)
 		tp.Reset()
+		if t.beforeStep != nil {
+			t.beforeStep(t.State.Step + 1)
+		}
 		loss, parts, err := m.Loss(tp, t.In, b, t.cache)
 		if err != nil {
 			return nil, err
