@@ -113,8 +113,11 @@ func Write(dir string, m *model.Model, seed uint64, g *corpus.Graph, in *model.I
 		return fmt.Errorf("doc_topics.npy: %w", err)
 	}
 	met.Test, met.Topics = res.Test, res.Topics
-	return writeJSON(filepath.Join(dir, "metrics.json"), met)
+	return WriteMetrics(filepath.Join(dir, "metrics.json"), met)
 }
+
+// WriteMetrics writes metrics.json atomically.
+func WriteMetrics(path string, met Metrics) error { return writeJSON(path, met) }
 
 func writeJSON(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")

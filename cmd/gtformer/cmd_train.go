@@ -59,6 +59,14 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	})
 	fs.StringVar(&c.Geometry, "geometry", c.Geometry, "hyperbolic or euclidean (ablation)")
 	fs.Float64Var(&c.Curvature, "curvature", c.Curvature, "K: the hyperboloid has curvature −1/K")
+	fs.Func("init-scale", "initial scale s before exp_o (default 1/√width: documents start at distance ≈ 1 from the origin)", func(v string) error {
+		var x float64
+		if _, err := fmt.Sscan(v, &x); err != nil {
+			return err
+		}
+		c.InitScale = float32(x)
+		return nil
+	})
 	fs.StringVar(&c.Features, "features", c.Features, "[CLS] start: tfidf (projection of the document's tf-idf vector) or none")
 	fs.StringVar(&c.Tree.Mode, "tree", c.Tree.Mode, "topic tree: grow (grow and prune), fixed, or flat")
 	fs.IntVar(&c.Tree.InitDepth, "tree-depth", c.Tree.InitDepth, "levels of the initial tree")
@@ -177,6 +185,9 @@ Prints the learned topic tree and the test metrics; writes the outputs to
 		BLAS: tensor.BLASName(), DocsPerSec: dps,
 	}
 	if err := outputs.Write(*out, tr.Model, opt.Seed, g, tr.In, res, met); err != nil {
+		return err
+	}
+	if err := writeCurves(*out, fmt.Sprintf("%s, seed %d", met.Dataset, opt.Seed), tr.History); err != nil {
 		return err
 	}
 	if err := outputs.WriteTopicsText(stdout, tr.Model, outputs.Topics(tr.Model, g, res.Emb.Theta, tr.In.Len)); err != nil {

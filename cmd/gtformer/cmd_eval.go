@@ -1,0 +1,111 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+
+	"github.com/gtformer/gtformer/evaluate"
+	"github.com/gtformer/gtformer/model"
+	"github.com/gtformer/gtformer/outputs"
+	"github.com/gtformer/gtformer/plots"
+	"github.com/gtformer/gtformer/tensor"
+	"github.com/gtformer/gtformer/train"
+)
+
+func init() {
+	register(&command{
+		name:    "eval",
+		summary: "evaluate a trained model on the test split and write metrics.json",
+		run:     runEval,
+	})
+}
+
+func runEval(args []string, stdout, stderr io.Writer) error {
+	var d dataFlags
+	fs := newFlagSet("eval", "--model DIR [--data PATH]", stderr)
+	d.register(fs)
+	dir := fs.String("model", "", "model `DIR` written by gtformer train --out")
+	out := fs.String("out", "", "where to write metrics.json (default: the model directory)")
+	k := fs.Int("k", 5, "kNN neighbours")
+	describe(fs, stderr, "--model DIR [--data PATH] [--out DIR]", `
+Embeds the corpus the model was trained on (same --data and split flags),
+scores the test split by the paper's protocol (kNN Micro-/Macro-F1, the
+supervised head, link AUC, log-perplexity, NPMI, diversity) and prints a table
+and writes metrics.json.`)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *dir == "" {
+		return usagef("--model is required")
+	}
+	if *k < 1 {
+		return usagef("--k must be positive")
+	}
+	m, seed, err := model.Load(*dir)
+	if err != nil {
+		return err
+	}
+	g, err := d.load()
+	if err != nil {
+		return err
+	}
+	if len(g.Vocab) != m.Cfg.Vocab {
+		return fmt.Errorf("%s has %d words, the model was trained on %d: evaluate on the training corpus", d.source(), len(g.Vocab), m.Cfg.Vocab)
+	}
+	if m.IDF == nil {
+		return fmt.Errorf("%s: the weights carry no idf buffer", *dir)
+	}
+	s := d.makeSplit(g)
+	in := model.NewInputs(g, m.IDF, m.Cfg.MaxLen, m.Cfg.Truncate)
+	res := evaluate.Run(m, g, s, in, evaluate.Options{K: *k})
+	met := outputs.Metrics{Dataset: datasetName(g.Name, d.path), Seed: seed, Supervised: m.Cfg.Supervised, BLAS: tensor.BLASName(), Test: res.Test, Topics: res.Topics}
+	if *out == "" {
+		*out = *dir
+	}
+	if err := outputs.WriteMetrics(filepath.Join(*out, "metrics.json"), met); err != nil {
+		return err
+	}
+	printMetrics(stdout, res)
+	return nil
+}
+
+// writeCurves draws the learning curves of a run as curves.png and
+// curves.svg in dir.
+func writeCurves(dir, title string, h []train.EpochLog) error {
+	if len(h) == 0 {
+		return nil
+	}
+	c := plots.Curves{Title: title}
+	var graph, topic, sup, total, f1, auc []float64
+	anySup := false
+	for _, e := range h {
+		c.Epoch = append(c.Epoch, e.Epoch)
+		graph = append(graph, e.Graph)
+		topic = append(topic, e.Topic)
+		sup = append(sup, e.Sup)
+		total = append(total, e.Total)
+		anySup = anySup || e.Sup != 0
+		f1 = append(f1, valueOrNaN(e.ValidF1))
+		auc = append(auc, valueOrNaN(e.ValidAUC))
+	}
+	c.Loss = []plots.Series{{Name: "graph", Values: graph}, {Name: "topic", Values: topic}}
+	if anySup {
+		c.Loss = append(c.Loss, plots.Series{Name: "sup", Values: sup})
+	}
+	c.Loss = append(c.Loss, plots.Series{Name: "total", Values: total})
+	c.Validation = []plots.Series{{Name: "valid kNN Micro-F1", Values: f1}, {Name: "valid link AUC", Values: auc}}
+	fig, err := plots.LearningCurves(c)
+	if err != nil {
+		return fmt.Errorf("learning curves: %w", err)
+	}
+	return fig.Save(filepath.Join(dir, "curves"))
+}
+
+func valueOrNaN(p *float64) float64 {
+	if p == nil {
+		return math.NaN()
+	}
+	return *p
+}
