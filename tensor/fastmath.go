@@ -1,52 +1,16 @@
 package tensor
 
-import (
-	"math"
-
-	"github.com/gtformer/gtformer/tensor/internal/vec"
-)
+import "github.com/gtformer/gtformer/tensor/internal/vec"
 
 // Float32 exp and tanh after Cephes (expf, tanhf): relative error about
 // 2·10⁻⁷, several times faster than converting to float64 for math.Exp.
 // Softmax over attention scores and GELU in the MLP evaluate them on millions
 // of elements per step.
 
-const (
-	expHi  = 88.72283905206835
-	expLo  = -87.33654 // below this the result is subnormal; return 0
-	log2e  = 1.44269504088896341
-	expC1  = 0.693359375
-	expC2  = -2.12194440e-4
-	tanhLo = 0.625
-)
+const tanhLo = 0.625
 
-// exp32 returns eˣ in float32.
-func exp32(x float32) float32 {
-	if x > expHi {
-		return float32(math.Inf(1))
-	}
-	if x < expLo {
-		if x != x { // NaN
-			return x
-		}
-		return 0
-	}
-	// x = n·ln2 + r with |r| ≤ ln2/2; eʳ by a degree-6 polynomial.
-	t := x*log2e + 0.5
-	n := int32(t)
-	if t < float32(n) {
-		n-- // floor for negative t
-	}
-	fn := float32(n)
-	r := x - fn*expC1
-	r -= fn * expC2
-	z := r * r
-	p := (((((1.9875691500e-4*r+1.3981999507e-3)*r+8.3334519073e-3)*r+4.1665795894e-2)*r+1.6666665459e-1)*r+5.0000001201e-1)*z + r + 1
-	if n > 127 { // 2ⁿ itself overflows although p·2ⁿ does not
-		return p * 2 * math.Float32frombits(uint32(n+126)<<23)
-	}
-	return p * math.Float32frombits(uint32(n+127)<<23)
-}
+// exp32 returns eˣ in float32 (vec.Exp).
+func exp32(x float32) float32 { return vec.Exp(x) }
 
 // tanh32 returns tanh x in float32: an odd polynomial near 0 (where
 // 1-2/(e²ˣ+1) would cancel), the exponential form elsewhere.

@@ -3,6 +3,8 @@ package tensor
 import (
 	"fmt"
 	"math"
+
+	"github.com/gtformer/gtformer/tensor/internal/vec"
 )
 
 // Masks for Softmax and LogSoftmax: nil (no mask) or G×C booleans for x
@@ -22,8 +24,11 @@ func maskRows(op string, x *Tensor, mask []bool) int {
 	return rows / (len(mask) / c) // rows per mask row
 }
 
-// softmaxRow writes the (masked) softmax of x into y and returns the log of
-// the normaliser plus the max (log Σ exp x), for LogSoftmax.
+// softmaxRow writes the (masked) softmax of x into y (which may alias x) and
+// returns the log of the normaliser plus the max (log Σ exp x), for
+// LogSoftmax. The exponentials go through vec.ExpShiftSum (eight lanes at a
+// time where the CPU allows); masked entries are first replaced by −Inf,
+// whose exponential is 0 (or 1e-38 in the vector kernel), and zeroed after.
 func softmaxRow(y, x []float32, m []bool) float32 {
 	mx := float32(math.Inf(-1))
 	for j, v := range x {
@@ -35,17 +40,27 @@ func softmaxRow(y, x []float32, m []bool) float32 {
 		clear(y)
 		return mx
 	}
-	var s float32
-	for j, v := range x {
-		if m != nil && !m[j] {
-			y[j] = 0
-			continue
+	src := x
+	if m != nil {
+		negInf := float32(math.Inf(-1))
+		for j, v := range x {
+			if m[j] {
+				y[j] = v
+			} else {
+				y[j] = negInf
+			}
 		}
-		e := exp32(v - mx)
-		y[j] = e
-		s += e
+		src = y
 	}
+	s := vec.ExpShiftSum(y, src, mx)
 	inv := 1 / s
+	if m != nil {
+		for j := range y {
+			if !m[j] {
+				y[j] = 0
+			}
+		}
+	}
 	for j := range y {
 		y[j] *= inv
 	}

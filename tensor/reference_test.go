@@ -255,3 +255,48 @@ func TestTapeReuseNoAlloc(t *testing.T) {
 		t.Errorf("steady-state step makes %v allocations, want at most 30", n)
 	}
 }
+
+func TestDropoutSeededAndUnbiased(t *testing.T) {
+	x := New(100, 100)
+	for i := range x.Data {
+		x.Data[i] = 1
+	}
+	const p = 0.3
+	a := NewTape().Dropout(x, p, rand.New(rand.NewPCG(4, 4)))
+	b := NewTape().Dropout(x, p, rand.New(rand.NewPCG(4, 4)))
+	zeros, sum := 0, 0.0
+	for i, v := range a.Data {
+		if v != b.Data[i] {
+			t.Fatalf("element %d differs between equal seeds: %v vs %v", i, v, b.Data[i])
+		}
+		if v == 0 {
+			zeros++
+		} else if math.Abs(float64(v)-1/(1-p)) > 1e-6 {
+			t.Fatalf("kept element scaled to %v, want %v", v, 1/(1-p))
+		}
+		sum += float64(v)
+	}
+	// 10⁴ Bernoulli(0.3) draws: standard deviation of the count is 46.
+	if zeros < 3000-230 || zeros > 3000+230 {
+		t.Errorf("%d of 10000 dropped, want about 3000", zeros)
+	}
+	if mean := sum / 1e4; math.Abs(mean-1) > 0.05 {
+		t.Errorf("mean after dropout %v, want about 1 (unbiased)", mean)
+	}
+}
+
+func TestGatherRowsAndReshapeView(t *testing.T) {
+	table := FromData([]float32{0, 1, 10, 11, 20, 21}, 3, 2)
+	tp := NewTape()
+	y := tp.Gather(table, []int32{2, 0, 2})
+	want := []float32{20, 21, 0, 1, 20, 21}
+	for i := range want {
+		if y.Data[i] != want[i] {
+			t.Fatalf("Gather = %v, want %v", y.Data, want)
+		}
+	}
+	v := tp.Reshape(y, -1)
+	if len(v.Shape) != 1 || v.Shape[0] != 6 || &v.Data[0] != &y.Data[0] {
+		t.Fatalf("Reshape(-1) gave %v without sharing data", v.Shape)
+	}
+}

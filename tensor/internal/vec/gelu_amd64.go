@@ -44,3 +44,9 @@ func GELUGradRow(y, d, x, b []float32) {
 		y[j], d[j] = GELUAndGrad(x[j] + b[j])
 	}
 }
+
+// expShiftAVX2 writes dst[i] = exp(src[i] − shift) for n elements (a
+// multiple of 8) and the eight lane sums to sums; see exp_amd64.s.
+//
+//go:noescape
+func expShiftAVX2(dst, src *float32, n int, shift float32, sums *[8]float32)

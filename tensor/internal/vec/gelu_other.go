@@ -12,3 +12,7 @@ func GELUGradRow(y, d, x, b []float32) {
 		y[j], d[j] = GELUAndGrad(x[j] + b[j])
 	}
 }
+
+func expShiftAVX2(dst, src *float32, n int, shift float32, sums *[8]float32) {
+	panic("vec: expShiftAVX2 without AVX2")
+}

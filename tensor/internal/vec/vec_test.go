@@ -51,3 +51,30 @@ func TestGELUGradRow(t *testing.T) {
 		}
 	}
 }
+
+// TestExpShiftSum checks the softmax exponential kernel (AVX2 where
+// available) against math.Exp in float64, including tails shorter than 8
+// and very negative arguments.
+func TestExpShiftSum(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{1, 7, 8, 13, 128, 1001} {
+		src, dst := make([]float32, n), make([]float32, n)
+		for i := range src {
+			src[i] = float32(rng.NormFloat64() * 10)
+		}
+		src[0] = -200 // far below the range: (near) zero
+		shift := float32(3)
+		got := ExpShiftSum(dst, src, shift)
+		var want float64
+		for i, x := range src {
+			e := math.Exp(float64(x - shift)) // the kernel subtracts in float32
+			want += float64(dst[i])
+			if math.Abs(float64(dst[i])-e) > 5e-7*e+1e-37 {
+				t.Fatalf("n=%d: exp(%v − %v) = %v, want %v (avx2 %v)", n, x, shift, dst[i], e, hasAVX2FMA)
+			}
+		}
+		if math.Abs(float64(got)-want) > 1e-5*want {
+			t.Fatalf("n=%d: sum %v, want %v", n, got, want)
+		}
+	}
+}
