@@ -300,3 +300,20 @@ func TestGatherRowsAndReshapeView(t *testing.T) {
 		t.Fatalf("Reshape(-1) gave %v without sharing data", v.Shape)
 	}
 }
+
+// TestSoftmaxMaskedLargeLogits: masked positions must get exactly 0 and not
+// take part in the normaliser even when the logits are huge.
+func TestSoftmaxMaskedLargeLogits(t *testing.T) {
+	row := []float32{1e10, 2e10, 1e10, -5, 3, 1e10, 0, 1e10, 1e10, 7}
+	mask := []bool{true, false, true, true, true, true, true, true, true, false}
+	y := NewTape().Softmax(FromData(row, 1, len(row)), mask)
+	for j, v := range y.Data {
+		want := float32(0)
+		if mask[j] && row[j] == 1e10 {
+			want = 0.2 // five kept entries tie at the maximum
+		}
+		if math.Abs(float64(v-want)) > 1e-6 {
+			t.Fatalf("softmax[%d] = %v, want %v (all %v)", j, v, want, y.Data)
+		}
+	}
+}
