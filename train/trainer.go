@@ -74,6 +74,14 @@ func New(m *model.Model, g *corpus.Graph, s *corpus.Split, opt Options) (*Traine
 	if err := opt.Validate(); err != nil {
 		return nil, fmt.Errorf("training options: %w", err)
 	}
+	// A checkpoint resumed on other data would index past the model's
+	// tables; say so instead.
+	if m.Cfg.Vocab != len(g.Vocab) {
+		return nil, fmt.Errorf("the model has a vocabulary of %d words and the corpus %d: a model trains only on the corpus it was built for", m.Cfg.Vocab, len(g.Vocab))
+	}
+	if m.Cfg.Supervised && (g.Labels == nil || g.NumLabels() != m.Cfg.NumLabels) {
+		return nil, fmt.Errorf("the supervised model has %d labels and the corpus %d: a model trains only on the corpus it was built for", m.Cfg.NumLabels, g.NumLabels())
+	}
 	if len(s.TrainLinks) == 0 {
 		return nil, errors.New("no links among the training documents: the graph loss has nothing to learn from (use --knn-links to induce links from text similarity)")
 	}
