@@ -132,9 +132,13 @@ func labelsOf(g *corpus.Graph, docs []int32) []int32 {
 }
 
 // LinkScore returns the paper's link score −d(d_i,d_j)² on the model's
-// manifold, from the documents' tangent vectors at the origin: for the
-// hyperboloid it is computed in float64 from ⟨x,y⟩_L with the time
-// coordinates recomputed, and for the Euclidean ablation it is −‖x−y‖².
+// manifold from the documents' points: for the hyperboloid it is computed in
+// float64 from the spatial coordinates (time coordinates recomputed) by the
+// chord form d = 2√K·asinh(‖x−y‖_L/(2√K)) that package lorentz uses, and for
+// the Euclidean ablation it is −‖x−y‖². The chord form matters for nearby
+// points far from the origin: the Minkowski form arcosh(−⟨x,y⟩_L/K) cancels
+// about 2·log10(x0) digits (9 at radius 12) and gave a point a nonzero
+// distance to itself.
 func LinkScore(m *model.Model, emb *model.Embeddings) metrics.ScoreFunc {
 	n := emb.Width
 	pts := emb.Points
@@ -145,15 +149,17 @@ func LinkScore(m *model.Model, emb *model.Embeddings) metrics.ScoreFunc {
 	return func(i, j int32) float64 {
 		x := pts[int(i)*(n+1)+1 : int(i+1)*(n+1)]
 		y := pts[int(j)*(n+1)+1 : int(j+1)*(n+1)]
-		var xx, yy, xy float64
+		var xx, yy, diff, dsum float64 // |x|², |y|², |x−y|², (x−y)·(x+y)
 		for c := range x {
 			a, b := float64(x[c]), float64(y[c])
 			xx += a * a
 			yy += b * b
-			xy += a * b
+			diff += (a - b) * (a - b)
+			dsum += (a - b) * (a + b)
 		}
-		inner := xy - math.Sqrt(K+xx)*math.Sqrt(K+yy) // ⟨x,y⟩_L ≤ −K
-		d := math.Sqrt(K) * math.Acosh(math.Max(-inner/K, 1))
+		dt := dsum / (math.Sqrt(K+xx) + math.Sqrt(K+yy)) // x0 − y0, free of cancellation
+		chord := math.Sqrt(math.Max(diff-dt*dt, 0))      // ‖x−y‖_L
+		d := 2 * math.Sqrt(K) * math.Asinh(chord/(2*math.Sqrt(K)))
 		return -d * d
 	}
 }
