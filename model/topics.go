@@ -25,6 +25,16 @@ type Topics struct {
 	DRNN       *hnn.DRNN
 	LevelRNN   *hnn.RNNCell
 	U          *tensor.Tensor // (V,n) word embeddings of the decoder β = softmax(U log_o z / τ)
+	// Input holds one learned tangent vector per topic (dense row order),
+	// added inside the Doubly-RNN's combination (see cell). Without it a
+	// topic's embedding is a fixed function of its position in the tree
+	// through shared weights, and in practice topics of the same sibling
+	// rank come out nearly identical under every parent, so every document
+	// prefers the same path. It is the node input of the original
+	// doubly-recurrent network (Alvarez-Melis & Jaakkola, 2017); the tree's
+	// growth and pruning add and drop its rows, and the optimiser's state
+	// follows them.
+	Input *tensor.Tensor // (T,n)
 	Tau        float64
 	Levels     int // H: columns of σ_level (the maximum depth)
 }
@@ -52,6 +62,7 @@ func newTopics(m lorentz.Manifold, cfg Config, rng *rand.Rand) (*Topics, error) 
 	}
 	t := &Topics{
 		M: m, Tree: tree, tab: tree.Tables(),
+		Input:      tensor.Param("tree.topic_in", tree.Len(), n),
 		RootIn:     tensor.Param("tree.root_in", 1, n),
 		LevelStart: tensor.Param("tree.level_start", 1, n),
 		DRNN:       hnn.NewDRNN(m, "tree.drnn", n, rng),
@@ -62,7 +73,7 @@ func newTopics(m lorentz.Manifold, cfg Config, rng *rand.Rand) (*Topics, error) 
 	}
 	// Start points at a moderate distance from the origin so that the
 	// recurrences do not begin at the (symmetric) origin itself.
-	for _, p := range []*tensor.Tensor{t.RootIn, t.LevelStart} {
+	for _, p := range []*tensor.Tensor{t.RootIn, t.LevelStart, t.Input} {
 		for i := range p.Data {
 			p.Data[i] = float32(rng.NormFloat64() / math.Sqrt(float64(n)))
 		}
@@ -95,14 +106,54 @@ func (t *Topics) Params() []*tensor.Tensor {
 	ps := []*tensor.Tensor{t.RootIn, t.LevelStart}
 	ps = append(ps, t.DRNN.Params()...)
 	ps = append(ps, t.LevelRNN.Params()...)
-	return append(ps, t.U)
+	return append(ps, t.U, t.Input)
 }
 
 // Tables returns the current tree tables.
 func (t *Topics) Tables() *topictree.Tables { return t.tab }
 
-// refresh rebuilds the tables after the tree changed.
-func (t *Topics) refresh() { t.tab = t.Tree.Tables() }
+// refresh rebuilds the tables after the tree changed, and gives Input the
+// tree's number of rows if it differs (new rows zero; callers that keep
+// per-topic values use Remap instead).
+func (t *Topics) refresh() {
+	t.tab = t.Tree.Tables()
+	if r := t.Input.Shape[0]; r != t.tab.T {
+		n := t.Input.Cols()
+		in := tensor.Param(t.Input.Name, t.tab.T, n)
+		copy(in.Data, t.Input.Data[:min(r, t.tab.T)*n])
+		t.Input = in
+	}
+}
+
+// Remap carries Input over a structural change of the tree: oldRow maps
+// each new dense row to its old row, or −1 for an added topic, which starts
+// from its parent's input plus small noise (so it begins near its parent and
+// drifts away as it specialises). The tree must already be the new one. It
+// returns the new tensor, which replaces Input (the optimiser must be told:
+// RemapRows, then Rebind).
+func (t *Topics) Remap(oldRow []int) *tensor.Tensor {
+	t.tab = t.Tree.Tables()
+	n := t.Input.Cols()
+	in := tensor.Param(t.Input.Name, t.tab.T, n)
+	for r, o := range oldRow {
+		if o >= 0 {
+			copy(in.Data[r*n:(r+1)*n], t.Input.Data[o*n:(o+1)*n])
+		}
+	}
+	for r, o := range oldRow {
+		if o >= 0 {
+			continue
+		}
+		// Seeded by the topic's id, which is never reused: reproducible.
+		rng := rand.New(rand.NewPCG(uint64(t.tab.ID[r]), 0x746f706963))
+		p := int(t.tab.Parent[r])
+		for j := 0; j < n; j++ {
+			in.Data[r*n+j] = in.Data[p*n+j] + float32(rng.NormFloat64()*0.1/math.Sqrt(float64(n)))
+		}
+	}
+	t.Input = in
+	return in
+}
 
 // embeddings runs the Doubly-RNN level by level and sibling rank by sibling
 // rank (batched across parents), and the level chain. It returns the topic
@@ -113,7 +164,7 @@ func (t *Topics) embeddings(tp *tensor.Tape) (z, zh *tensor.Tensor) {
 	m := t.M
 	n := t.RootIn.Cols()
 	origin := m.Origin(tp, 1, n)
-	root := t.DRNN.Forward(tp, m.ExpO(tp, t.RootIn), origin) // (1,n+1)
+	root := t.cell(tp, m.ExpO(tp, t.RootIn), origin, []int32{0}) // (1,n+1)
 
 	// Rows computed so far live in a growing list of blocks; pos maps a
 	// topic row to its row in the concatenation [origin, root, steps...].
@@ -131,7 +182,7 @@ func (t *Topics) embeddings(tp *tensor.Tape) (z, zh *tensor.Tensor) {
 				left[i] = pos[st.Left[i]]
 			} // else 0: the origin row
 		}
-		out := t.DRNN.Forward(tp, tp.Gather(all, par), tp.Gather(all, left))
+		out := t.cell(tp, tp.Gather(all, par), tp.Gather(all, left), st.Rows)
 		blocks = append(blocks, out)
 		for _, r := range st.Rows {
 			pos[r] = next
@@ -148,6 +199,22 @@ func (t *Topics) embeddings(tp *tensor.Tape) (z, zh *tensor.Tensor) {
 	}
 	zh = tp.Concat(0, levels...)
 	return z, zh
+}
+
+// cell is one batched Doubly-RNN step (Eq. 8) with the topics' inputs:
+//
+//	z_t = f_tanh(exp_o(W·(log_o z_p + log_o z_s) + a_t))
+//
+// for ancestral and fraternal states z_p = f_HypRNN(parent), z_s =
+// f_HypRNN(left sibling) and a_t = Input[row t]. zParent and zLeft are
+// (m,n+1); rows (m) are the topics' dense rows.
+func (t *Topics) cell(tp *tensor.Tape, zParent, zLeft *tensor.Tensor, rows []int32) *tensor.Tensor {
+	m := t.M
+	zp := t.DRNN.Ancestral.Forward(tp, zParent)
+	zs := t.DRNN.Fraternal.Forward(tp, zLeft)
+	u := tp.Add(m.LogO(tp, zp), m.LogO(tp, zs))
+	pre := tp.Add(tp.MatMul(u, t.DRNN.W, false, true), tp.Gather(t.Input, rows))
+	return hnn.Tanh(tp, m, m.ExpO(tp, pre))
 }
 
 // theta returns the documents' topic distributions θ (B,T) for document

@@ -40,15 +40,24 @@ func (t *Trainer) snapshot() *snapshot {
 	return s
 }
 
+// restoreParams puts the snapshot's tree and parameters back; per-topic
+// parameters take the snapshot tree's number of rows.
 func (t *Trainer) restoreParams(s *snapshot) {
+	t.Model.SetTree(s.tree.Clone())
 	for _, p := range t.Model.Params() {
 		copy(p.Data, s.params[p.Name])
 	}
-	t.Model.SetTree(s.tree.Clone())
 }
 
 func (t *Trainer) restore(s *snapshot) {
 	t.restoreParams(s)
+	// The per-topic tensor may have been replaced (the tree grew since the
+	// snapshot): register the current one, whose shape matches the state.
+	in := t.Model.Topics.Input
+	t.adam.Remove(in.Name)
+	if err := t.adam.Add(in); err != nil {
+		panic("train: re-registering " + in.Name + ": " + err.Error())
+	}
 	if err := t.adam.LoadState(s.optStep, s.opt); err != nil {
 		panic("train: restoring the optimiser's own snapshot failed: " + err.Error())
 	}

@@ -423,7 +423,15 @@ func (t *Trainer) validate(rec *EpochLog, grow bool) error {
 			fmt.Fprintf(t.log, "epoch %d: %v\n", t.State.Epoch, c)
 		}
 		if res.Changed() {
-			m.SetTree(m.Topics.Tree)
+			// Per-topic inputs follow the tree; so does their optimiser state.
+			name := m.Topics.Input.Name
+			in := m.Topics.Remap(res.OldRow)
+			if err := t.adam.RemapRows(name, in.Shape, res.OldRow); err != nil {
+				return fmt.Errorf("tree update after epoch %d: %w", t.State.Epoch, err)
+			}
+			if err := t.adam.Rebind(in); err != nil {
+				return fmt.Errorf("tree update after epoch %d: %w", t.State.Epoch, err)
+			}
 		}
 	}
 	return nil
