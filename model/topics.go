@@ -34,9 +34,9 @@ type Topics struct {
 	// doubly-recurrent network (Alvarez-Melis & Jaakkola, 2017); the tree's
 	// growth and pruning add and drop its rows, and the optimiser's state
 	// follows them.
-	Input *tensor.Tensor // (T,n)
-	Tau        float64
-	Levels     int // H: columns of σ_level (the maximum depth)
+	Input  *tensor.Tensor // (T,n)
+	Tau    float64
+	Levels int // H: columns of σ_level (the maximum depth)
 }
 
 // drnnGain scales the recurrences' initial weights (see newTopics).
