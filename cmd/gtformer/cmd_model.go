@@ -35,6 +35,9 @@ and its top-10 words (from DIR/topics.json, written by gtformer train).`)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q", fs.Arg(0))
+	}
 	if *dir == "" {
 		return usagef("--model is required")
 	}
@@ -77,8 +80,16 @@ documents, and writes the hyperboloid coordinates as .npy.`)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q", fs.Arg(0))
+	}
 	if *dir == "" || *out == "" {
 		return usagef("--model and --out are required")
+	}
+	// Zero would loop forever (batch) or leave documents without a
+	// neighbour slot (max-nbrs).
+	if *batch < 1 || *maxNbrs < 1 {
+		return usagef("--batch and --max-nbrs must be positive, got %d and %d", *batch, *maxNbrs)
 	}
 	m, _, err := model.Load(*dir)
 	if err != nil {
