@@ -1,0 +1,223 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gtformer/gtformer/corpus"
+	"github.com/gtformer/gtformer/model"
+	"github.com/gtformer/gtformer/npy"
+	"github.com/gtformer/gtformer/outputs"
+)
+
+// checkTopicsCmd runs `gtformer topics` on a directory written by
+// `gtformer train`: the tree it prints is topics.txt, and --json prints
+// topics.json.
+func checkTopicsCmd(t *testing.T, dir string) {
+	t.Helper()
+	code, out, errs := runCmd("topics", "--model", dir)
+	if code != 0 {
+		t.Fatalf("topics: exit %d: %s", code, errs)
+	}
+	txt, err := os.ReadFile(filepath.Join(dir, "topics.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != string(txt) {
+		t.Errorf("topics prints\n%s\ntopics.txt holds\n%s", out, txt)
+	}
+	code, out, errs = runCmd("topics", "--model", dir, "--json")
+	if code != 0 {
+		t.Fatalf("topics --json: exit %d: %s", code, errs)
+	}
+	js, err := os.ReadFile(filepath.Join(dir, "topics.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != string(js) {
+		t.Error("topics --json does not print topics.json")
+	}
+}
+
+// checkEmbedCmd runs `gtformer embed` with the model in dir on the
+// built-in corpus: it writes (N, n+1) points and (N, T) topic rows, and a
+// document whose links all lead to training documents gets exactly the
+// point doc_embeddings.npy holds for it (train embeds through training
+// links, embed through all of the corpus's links).
+func checkEmbedCmd(t *testing.T, dir string) {
+	t.Helper()
+	g, err := builtinCorpus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := corpus.PaperSplit(g)
+	m, _, err := model.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, T, N := m.Cfg.Width, m.Topics.Tables().T, g.NumDocs()
+	f := filepath.Join(t.TempDir(), "emb.npy")
+	th := filepath.Join(t.TempDir(), "theta.npy")
+	code, out, errs := runCmd("embed", "--model", dir, "--out", f, "--topics-out", th)
+	if code != 0 {
+		t.Fatalf("embed: exit %d: %s", code, errs)
+	}
+	if want := fmt.Sprintf("embedded %d documents into %s (%d × %d)", N, f, N, n+1); !strings.Contains(out, want) {
+		t.Errorf("embed printed %q, want %q", out, want)
+	}
+	pts, shape, err := npy.ReadAs[float32](f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(shape, []int{N, n + 1}) {
+		t.Fatalf("embed wrote shape %v, want [%d %d]", shape, N, n+1)
+	}
+	theta, tshape, err := npy.ReadAs[float32](th)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(tshape, []int{N, T}) {
+		t.Fatalf("--topics-out has shape %v, want [%d %d]", tshape, N, T)
+	}
+	var rowSum float32
+	for _, v := range theta[:T] {
+		rowSum += v
+	}
+	if rowSum < 0.9999 || rowSum > 1.0001 {
+		t.Errorf("θ of document 0 sums to %g", rowSum)
+	}
+	trained, _, err := npy.ReadAs[float32](filepath.Join(dir, "doc_embeddings.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := 0
+	for d := 0; d < N; d++ {
+		if !slices.Equal(g.Neighbors(d), s.TrainNeighbors(d)) || len(g.Neighbors(d)) == 0 {
+			continue
+		}
+		same++
+		a, b := pts[d*(n+1):(d+1)*(n+1)], trained[d*(n+1):(d+1)*(n+1)]
+		if !slices.Equal(a, b) {
+			t.Fatalf("document %d: embed gives %v, training's outputs %v", d, a[:3], b[:3])
+		}
+	}
+	if same < N/2 {
+		t.Errorf("only %d documents had only training links: the comparison covers too little", same)
+	}
+}
+
+// untrainedModelDir saves a freshly built model for the built-in corpus with
+// a topics.json, the files topics and embed read.
+func untrainedModelDir(t *testing.T) (string, *corpus.Graph) {
+	t.Helper()
+	g, err := builtinCorpus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := model.Default()
+	cfg.Width, cfg.Layers, cfg.Heads, cfg.MLPHidden, cfg.MaxLen = 8, 2, 2, 16, 16
+	cfg.Vocab = len(g.Vocab)
+	m, err := model.New(cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.IDF = model.IDF(g, corpus.PaperSplit(g).Train)
+	dir := t.TempDir()
+	if err := m.Save(dir, 1); err != nil {
+		t.Fatal(err)
+	}
+	T := m.Topics.Tables().T
+	theta := make([]float32, T)
+	theta[0] = 1
+	js, err := json.Marshal(outputs.Topics(m, g, theta, []int{1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "topics.json"), js, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, g
+}
+
+// TestModelCommandErrors: usage mistakes exit 2; missing or inconsistent
+// files and a corpus with another vocabulary exit 1 with one line naming
+// the problem.
+func TestModelCommandErrors(t *testing.T) {
+	dir, _ := untrainedModelDir(t)
+	tmp := t.TempDir()
+
+	badTopics := filepath.Join(tmp, "bad-topics")
+	oneTopic := filepath.Join(tmp, "one-topic")
+	for _, d := range []string{badTopics, oneTopic} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []string{model.ConfigFile, model.TreeFile, model.WeightsFile} {
+			b, err := os.ReadFile(filepath.Join(dir, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(d, f), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := os.WriteFile(filepath.Join(badTopics, "topics.json"), []byte(`[{"id": 0,`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(oneTopic, "topics.json"), []byte(`[{"id": 0, "parent": -1, "level": 0, "children": [], "words": [], "share": 1}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A corpus of other words: its vocabulary is not the model's.
+	jsonl := filepath.Join(tmp, "other.jsonl")
+	if err := os.WriteFile(jsonl, []byte(`{"id": "a", "text": "alpha beta gamma", "links": ["b"]}
+{"id": "b", "text": "beta gamma delta"}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(tmp, "e.npy")
+
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string // substring of the last stderr line
+	}{
+		{"topics without --model", []string{"topics"}, 2, "--model is required"},
+		{"topics extra argument", []string{"topics", "--model", dir, "extra"}, 2, `unexpected argument "extra"`},
+		{"topics missing dir", []string{"topics", "--model", filepath.Join(tmp, "nope")}, 1, "topics.json"},
+		{"topics damaged topics.json", []string{"topics", "--model", badTopics}, 1, filepath.Join(badTopics, "topics.json")},
+		{"topics count mismatch", []string{"topics", "--model", oneTopic}, 1, "lists 1 topics, the model's tree has 13"},
+		{"embed without --out", []string{"embed", "--model", dir}, 2, "--model and --out are required"},
+		{"embed without --model", []string{"embed", "--out", out}, 2, "--model and --out are required"},
+		{"embed zero batch", []string{"embed", "--model", dir, "--out", out, "--batch", "0"}, 2, "--batch and --max-nbrs must be positive"},
+		{"embed zero neighbours", []string{"embed", "--model", dir, "--out", out, "--max-nbrs", "0"}, 2, "--batch and --max-nbrs must be positive"},
+		{"embed extra argument", []string{"embed", "--model", dir, "--out", out, "x"}, 2, `unexpected argument "x"`},
+		{"embed missing model", []string{"embed", "--model", filepath.Join(tmp, "nope"), "--out", out}, 1, model.ConfigFile},
+		{"embed other vocabulary", []string{"embed", "--model", dir, "--data", jsonl, "--min-df", "1", "--out", out}, 1, "the model was trained on 600"},
+		{"embed missing corpus", []string{"embed", "--model", dir, "--data", filepath.Join(tmp, "none.jsonl"), "--out", out}, 1, "none.jsonl"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errs := runCmd(tc.args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tc.code, errs)
+			}
+			lines := strings.Split(strings.TrimRight(errs, "\n"), "\n")
+			last := lines[len(lines)-1]
+			if !strings.Contains(last, tc.want) || !strings.HasPrefix(last, "gtformer "+tc.args[0]+": ") {
+				t.Errorf("last stderr line %q does not name %q", last, tc.want)
+			}
+			if tc.code == 1 && len(lines) != 1 {
+				t.Errorf("runtime error spans %d lines:\n%s", len(lines), errs)
+			}
+		})
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a failed embed left an output file")
+	}
+}
