@@ -46,7 +46,9 @@ func (t *Trainer) SaveCheckpoint(dir string) error {
 	if t.best != nil {
 		var ts []*tensor.Tensor
 		for _, p := range t.Model.Params() {
-			ts = append(ts, &tensor.Tensor{Name: p.Name, Shape: p.Shape, Data: t.best.params[p.Name]})
+			// The best state may predate a change of the tree: its
+			// per-topic tensors keep their own shapes.
+			ts = append(ts, &tensor.Tensor{Name: p.Name, Shape: t.best.shapes[p.Name], Data: t.best.params[p.Name]})
 		}
 		if err := safetensors.WriteFile(filepath.Join(dir, bestFile), ts, nil); err != nil {
 			return fmt.Errorf("checkpoint: %w", err)
@@ -107,15 +109,21 @@ func Resume(dir string, g *corpus.Graph, s *corpus.Split, opt Options) (*Trainer
 		if err != nil {
 			return nil, fmt.Errorf("resume: %w", err)
 		}
-		b := &snapshot{params: map[string][]float32{}, tree: tree}
+		b := &snapshot{params: map[string][]float32{}, shapes: map[string][]int{}, tree: tree}
 		var errs []error
 		for _, p := range m.Params() {
 			v, ok := ts[p.Name]
-			if !ok || !tensor.SameShape(v, p) {
-				errs = append(errs, fmt.Errorf("best state: tensor %q missing or misshapen", p.Name))
-				continue
+			switch {
+			case !ok:
+				errs = append(errs, fmt.Errorf("best state: tensor %q missing", p.Name))
+			case p.Name == m.Topics.Input.Name && (len(v.Shape) != 2 || v.Shape[0] != tree.Len() || v.Shape[1] != p.Shape[1]):
+				errs = append(errs, fmt.Errorf("best state: tensor %q has shape %v for a tree of %d topics", p.Name, v.Shape, tree.Len()))
+			case p.Name != m.Topics.Input.Name && !tensor.SameShape(v, p):
+				errs = append(errs, fmt.Errorf("best state: tensor %q has shape %v, want %v", p.Name, v.Shape, p.Shape))
+			default:
+				b.params[p.Name] = v.Data
+				b.shapes[p.Name] = v.Shape
 			}
-			b.params[p.Name] = v.Data
 		}
 		if err := errors.Join(errs...); err != nil {
 			return nil, fmt.Errorf("resume: %s: %w", filepath.Join(dir, bestFile), err)

@@ -9,6 +9,7 @@ import (
 // and (for roll-backs) the optimiser's moments and step count.
 type snapshot struct {
 	params  map[string][]float32
+	shapes  map[string][]int
 	tree    *topictree.Tree
 	opt     map[string]*tensor.Tensor
 	optStep int64
@@ -17,9 +18,10 @@ type snapshot struct {
 
 // snapshotParams copies the parameters and the tree (the best state).
 func (t *Trainer) snapshotParams() *snapshot {
-	s := &snapshot{params: map[string][]float32{}, tree: t.Model.Topics.Tree.Clone()}
+	s := &snapshot{params: map[string][]float32{}, shapes: map[string][]int{}, tree: t.Model.Topics.Tree.Clone()}
 	for _, p := range t.Model.Params() {
 		s.params[p.Name] = append([]float32(nil), p.Data...)
+		s.shapes[p.Name] = append([]int(nil), p.Shape...)
 	}
 	return s
 }
