@@ -7,7 +7,17 @@
 //
 // Ownership: tensors returned by a Tape's ops live in the tape's arena and are
 // valid until the next Tape.Reset; parameters (Param) and tensors made with New
-// are heap-owned and live as long as the caller keeps them.
+// are heap-owned and live as long as the caller keeps them. Reshape returns a
+// view sharing its input's data and gradient.
+//
+// Speed: matrix products go through gonum's blas32 interface, with gonum's
+// pure-Go implementation by default and OpenBLAS under the build tag
+// openblas (BLASName reports which). Large products and element-wise passes
+// are split over the cores by the package itself; GELU and softmax
+// exponentials use AVX2 assembly on amd64 (build tag purego turns it off).
+// Ops record closure-free nodes and reuse arena buffers, so a repeated
+// training step allocates no tensor storage once warm (a few dozen small
+// closures for the parallel helper remain).
 package tensor
 
 import (
