@@ -98,7 +98,7 @@ func (tp *Tape) Linear(x, w, b *Tensor) *Tensor {
 	if nd := tp.push(y, linearBackward); nd != nil {
 		nd.a, nd.b, nd.c = x, w, b
 		if b != nil && b.Grad != nil {
-			nd.aux2 = tp.alloc(false, numWorkers(), out) // db partial sums
+			nd.aux2 = tp.alloc(false, reduceBlocks(x.Rows()), out) // db partial sums
 		}
 	}
 	return y
@@ -120,20 +120,21 @@ func linearBackward(nd *node) {
 }
 
 // colSumInto adds the column sums of the rows×cols matrix m to dst (cols).
-// Rows are split among workers, each summing whole rows (sequential memory)
-// into its own partial row of part (numWorkers()×cols), merged at the end.
+// Rows are split into reduceBlocks(rows) fixed blocks, each summed whole rows
+// at a time (sequential memory) into its own partial row of part, and the
+// partials are added in block order (deterministic; see parallelBlocks).
 func colSumInto(dst, m []float32, rows, cols int, part []float32) {
 	clear(part)
-	parallelForWorker(rows, 16, cols, len(part)/cols, func(w, lo, hi int) {
-		d := part[w*cols : (w+1)*cols]
+	parallelBlocks(rows, cols, func(b, lo, hi int) {
+		d := part[b*cols : (b+1)*cols]
 		for r := lo; r < hi; r++ {
 			for j, v := range m[r*cols : (r+1)*cols] {
 				d[j] += v
 			}
 		}
 	})
-	for w := range len(part) / cols {
-		for j, v := range part[w*cols : (w+1)*cols] {
+	for b := range reduceBlocks(rows) {
+		for j, v := range part[b*cols : (b+1)*cols] {
 			dst[j] += v
 		}
 	}

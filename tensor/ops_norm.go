@@ -101,7 +101,10 @@ func (tp *Tape) layerNorm(op string, x, res, gamma, beta *Tensor) *Tensor {
 		}
 	})
 	if nd := tp.push(y, layerNormBackward); nd != nil {
-		nd.a, nd.b, nd.c, nd.aux, nd.aux2 = x, gamma, beta, stats, scratch
+		nd.a, nd.b, nd.c, nd.aux = x, gamma, beta, stats
+		// Backward's scratch: per fixed row block a buffer row and the
+		// dγ, dβ partial sums (deterministic; see parallelBlocks).
+		nd.aux2 = tp.alloc(false, reduceBlocks(rows), 3*c)
 		nd.xs = append(nd.xs, res)
 	}
 	return y
@@ -111,7 +114,7 @@ func layerNormBackward(nd *node) {
 	x, res, gamma, beta, stats, scratch, y := nd.a, nd.xs[0], nd.b, nd.c, nd.aux, nd.aux2, nd.out
 	c, rows := x.Cols(), x.Rows()
 	clear(scratch.Data)
-	parallelForWorker(rows, 8, 8*c, scratch.Shape[0], func(w, lo, hi int) {
+	parallelBlocks(rows, 8*c, func(w, lo, hi int) {
 		buf := scratch.Data[w*3*c : w*3*c+c]
 		pg, pb := scratch.Data[w*3*c+c:w*3*c+2*c], scratch.Data[w*3*c+2*c:(w+1)*3*c]
 		for i := lo; i < hi; i++ {
@@ -242,7 +245,7 @@ func (tp *Tape) BiasGELU(x, b *Tensor) *Tensor {
 	})
 	if nd := tp.push(y, biasGELUBackward); nd != nil {
 		nd.a, nd.b, nd.aux = x, b, deriv
-		nd.aux2 = tp.alloc(false, numWorkers(), c)
+		nd.aux2 = tp.alloc(false, reduceBlocks(rows), c) // db partial sums per fixed row block
 	}
 	return y
 }
@@ -251,7 +254,7 @@ func biasGELUBackward(nd *node) {
 	x, b, deriv, part, y := nd.a, nd.b, nd.aux, nd.aux2, nd.out
 	c, rows := x.Cols(), x.Rows()
 	clear(part.Data)
-	parallelForWorker(rows, 8, 2*c, part.Shape[0], func(w, lo, hi int) {
+	parallelBlocks(rows, 2*c, func(w, lo, hi int) {
 		pb := part.Data[w*c : (w+1)*c]
 		for i := lo; i < hi; i++ {
 			dr, dy := deriv.Data[i*c:(i+1)*c], y.Grad[i*c:(i+1)*c]

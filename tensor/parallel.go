@@ -142,3 +142,30 @@ func dispatch(n, grain int, fn func(lo, hi int), fnw func(w, lo, hi int), slots 
 	j.fn, j.fnw = nil, nil
 	jobPool.Put(j)
 }
+
+// Column reductions (bias and LayerNorm gain gradients: sums over rows) are
+// split into a fixed number of row blocks that depends on the row count
+// alone, each summed in order into its own partial row, and the partials are
+// added in block order. The float32 summation order, and so every bit of the
+// result, is then the same on any number of cores and under any scheduling:
+// same seed, same numbers. (Per-worker partials would depend on which worker
+// happened to claim which rows.)
+const (
+	maxReduceBlocks = 16 // partial rows at most
+	minReduceRows   = 16 // rows per block at least
+)
+
+// reduceBlocks is the number of fixed row blocks for a reduction over rows.
+func reduceBlocks(rows int) int { return max(1, min(maxReduceBlocks, rows/minReduceRows)) }
+
+// parallelBlocks calls fn(b, lo, hi) for each of the nb = reduceBlocks(rows)
+// fixed blocks [lo,hi) of [0,rows), spread over the cores; cost is the work
+// per row.
+func parallelBlocks(rows, cost int, fn func(b, lo, hi int)) {
+	nb := reduceBlocks(rows)
+	parallelFor(nb, 1, cost*((rows+nb-1)/nb), func(blo, bhi int) {
+		for b := blo; b < bhi; b++ {
+			fn(b, b*rows/nb, (b+1)*rows/nb)
+		}
+	})
+}

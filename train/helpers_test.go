@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"runtime"
 	"sync"
 	"testing"
 
@@ -152,17 +151,4 @@ func firstNonFinite(ts map[string][]float32) string {
 		}
 	}
 	return ""
-}
-
-// serialCompute runs the test with GOMAXPROCS 1 and restores it afterwards.
-// Bit-identity across runs needs it while tensor's per-worker partial sums
-// (Linear's bias gradient, LayerNorm's dγ/dβ, BiasGELU's db) depend on
-// which goroutine claims which chunk: with two workers, 2 in 300 identical
-// Linear backward passes differ in the last bit. The trainer's own streams
-// (sampler, shuffles, dropout, schedule, checkpoints) are what these tests
-// check.
-func serialCompute(t testing.TB) {
-	t.Helper()
-	prev := runtime.GOMAXPROCS(1)
-	t.Cleanup(func() { runtime.GOMAXPROCS(prev) })
 }

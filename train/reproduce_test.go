@@ -17,7 +17,6 @@ import (
 // learning curve (losses, validation scores, topic counts) and the test
 // metrics. A different seed changes the parameters and the curve.
 func TestSameSeedSameNumbers(t *testing.T) {
-	serialCompute(t)
 	g, s := tinyData(t)
 	cfg := tinyConfig(g)
 	type run struct {
@@ -80,7 +79,6 @@ func TestSameSeedSameNumbers(t *testing.T) {
 // checkpoint file ends byte-identical, and so do the final parameters (the
 // best state), the trainer state and the learning curve.
 func TestResumeEqualsUninterrupted(t *testing.T) {
-	serialCompute(t)
 	g, s := tinyData(t)
 	cfg := tinyConfig(g)
 	for _, nesting := range []string{"cache", "full"} {
