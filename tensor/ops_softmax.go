@@ -31,10 +31,24 @@ func maskRows(op string, x *Tensor, mask []bool) int {
 // whose exponential is 0 (or 1e-38 in the vector kernel), and zeroed after.
 func softmaxRow(y, x []float32, m []bool) float32 {
 	mx := float32(math.Inf(-1))
+	nan := false
 	for j, v := range x {
-		if (m == nil || m[j]) && v > mx {
-			mx = v
+		if m == nil || m[j] {
+			if v > mx {
+				mx = v
+			}
+			nan = nan || v != v
 		}
+	}
+	if nan || math.IsInf(float64(mx), 1) {
+		// A NaN (or +Inf) input must show in the output: the vector
+		// exponential would turn it into a finite probability and hide it
+		// from the trainer's NaN guard.
+		nv := float32(math.NaN())
+		for j := range y {
+			y[j] = nv
+		}
+		return nv
 	}
 	if math.IsInf(float64(mx), -1) { // every position masked
 		clear(y)
