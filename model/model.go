@@ -248,3 +248,50 @@ func uniqueDocs(docs []int32) (uniq, where []int32) {
 	}
 	return uniq, where
 }
+
+// InitWordVectors initialises the word rows of the token embedding and of
+// the [CLS] feature projection from pre-trained word vectors (the datasets'
+// GloVe files), (V, dim) row-major: each vector is mapped to width n by a
+// fixed Gaussian random projection (seeded) and rescaled — token rows to
+// BERT's N(0, 0.02²) scale, feature rows to the norm of their random
+// initialisation — so the start keeps word similarities without changing the
+// magnitudes the rest of the network expects.
+func (m *Model) InitWordVectors(vecs []float32, dim int, seed uint64) error {
+	V, n := m.Cfg.Vocab, m.Cfg.Width
+	if dim <= 0 || len(vecs) != V*dim {
+		return fmt.Errorf("word vectors: %d values for %d words of width %d", len(vecs), V, dim)
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x676c6f7665))
+	proj := make([]float64, dim*n)
+	for i := range proj {
+		proj[i] = rng.NormFloat64() / math.Sqrt(float64(dim))
+	}
+	row := make([]float64, n)
+	for w := 0; w < V; w++ {
+		clear(row)
+		for k, v := range vecs[w*dim : (w+1)*dim] {
+			for j := 0; j < n; j++ {
+				row[j] += float64(v) * proj[k*n+j]
+			}
+		}
+		var ss float64
+		for _, v := range row {
+			ss += v * v
+		}
+		if ss == 0 {
+			continue // a word without a vector keeps its random rows
+		}
+		norm := math.Sqrt(ss)
+		tok := m.Tok.Table.Data[w*n : (w+1)*n]
+		for j, v := range row {
+			tok[j] = float32(v / norm * 0.02 * math.Sqrt(float64(n)))
+		}
+		if m.Feat != nil {
+			f := m.Feat.Data[w*n : (w+1)*n]
+			for j, v := range row {
+				f[j] = float32(v / norm)
+			}
+		}
+	}
+	return nil
+}

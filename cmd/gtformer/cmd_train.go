@@ -26,9 +26,9 @@ func init() {
 // modelFlags are the architecture and training flags shared by train and
 // experiment.
 type modelFlags struct {
-	cfg  model.Config
-	opt  train.Options
-	tree string
+	cfg   model.Config
+	opt   train.Options
+	glove bool
 }
 
 func (f *modelFlags) register(fs *flag.FlagSet) {
@@ -81,6 +81,7 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&c.LambdaTopic, "lambda-topic", c.LambdaTopic, "weight of the topic reconstruction loss")
 	fs.Float64Var(&c.LambdaSup, "lambda-sup", c.LambdaSup, "weight of the supervised loss")
 	fs.IntVar(&c.Neighbors, "neighbors", c.Neighbors, "sampled neighbours per document (k)")
+	fs.BoolVar(&f.glove, "glove", false, "initialise word rows from the corpus's word vectors (word_embeddings_glove_300d.txt)")
 }
 
 // builtinProfile shrinks the defaults for the built-in corpus (1,500 short
@@ -159,6 +160,14 @@ Prints the learned topic tree and the test metrics; writes the outputs to
 		m, err := model.New(cfg, opt.Seed)
 		if err != nil {
 			return usagef("%v", err)
+		}
+		if mf.glove {
+			if g.WordVectors == nil {
+				return usagef("--glove: %s has no word vectors", d.source())
+			}
+			if err := m.InitWordVectors(g.WordVectors, g.WordDim, opt.Seed); err != nil {
+				return err
+			}
 		}
 		tr, err = train.New(m, g, s, opt)
 		if err != nil {
