@@ -1,0 +1,421 @@
+package experiment
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/gtformer/gtformer/internal/atomicfile"
+	"github.com/gtformer/gtformer/outputs"
+	"github.com/gtformer/gtformer/plots"
+)
+
+// StdNote says how the tables' deviations are computed.
+const StdNote = "mean ± sample standard deviation (denominator n − 1, as Excel's STDEV, which the paper used) over n runs (seeds)"
+
+// Results are the aggregated runs of an experiment folder.
+type Results struct {
+	// Command is the command that wrote these results (empty when rebuilt
+	// by Collect alone); RunCommands are the commands that made the runs,
+	// from their run.json files, each once.
+	Command     string   `json:"command,omitempty"`
+	RunCommands []string `json:"run_commands,omitempty"`
+	Std         string   `json:"std"`
+	Metrics     []Metric `json:"metrics"`
+	Groups      []Group  `json:"groups"`
+}
+
+// Group is one table: a dataset, with or without the supervised head.
+type Group struct {
+	Dataset    string          `json:"dataset"`
+	Supervised bool            `json:"supervised"`
+	Variants   []VariantResult `json:"variants"`
+	Baselines  []VariantResult `json:"baselines,omitempty"`
+	Paper      []PaperRow      `json:"paper,omitempty"`
+}
+
+// VariantResult is one row: a gtformer variant over its seeds, or a
+// baseline (deterministic: one value, no seeds).
+type VariantResult struct {
+	Name   string          `json:"name"`
+	Seeds  []uint64        `json:"seeds,omitempty"`
+	Values map[string]Stat `json:"values"`
+}
+
+// Collect rebuilds the results from the run folders of an experiment folder
+// alone: every OUT/runs/<dataset>/<variant>/<seed>/metrics.json, grouped by
+// dataset (the folder name), variant (from metrics.json, else the folder
+// name) and supervision, and every OUT/runs/<dataset>/baselines.json.
+func Collect(dir string) (*Results, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "runs", "*", "*", "*", MetricsFile))
+	if err != nil {
+		return nil, err
+	}
+	type key struct {
+		dataset, variant string
+		sup              bool
+	}
+	runs := map[key][]*outputs.Metrics{}
+	groups := map[string]map[bool]bool{}
+	res := &Results{Std: StdNote, Metrics: Metrics}
+	for _, p := range paths {
+		met, err := readMetrics(p)
+		if err != nil {
+			return nil, err
+		}
+		rel, _ := filepath.Rel(filepath.Join(dir, "runs"), p)
+		parts := strings.Split(filepath.ToSlash(rel), "/")
+		k := key{parts[0], met.Variant, met.Supervised}
+		if k.variant == "" {
+			k.variant = strings.TrimSuffix(parts[1], "-supervised")
+		}
+		runs[k] = append(runs[k], met)
+		if groups[k.dataset] == nil {
+			groups[k.dataset] = map[bool]bool{}
+		}
+		groups[k.dataset][k.sup] = true
+		if raw, err := os.ReadFile(filepath.Join(filepath.Dir(p), RunFile)); err == nil {
+			var spec runSpec
+			if err := json.Unmarshal(raw, &spec); err != nil {
+				return nil, fmt.Errorf("%s: %w", filepath.Join(filepath.Dir(p), RunFile), err)
+			}
+			if spec.Command != "" && !slices.Contains(res.RunCommands, spec.Command) {
+				res.RunCommands = append(res.RunCommands, spec.Command)
+			}
+		}
+	}
+	for _, ds := range sortDatasets(groups) {
+		base, err := readBaselines(filepath.Join(dir, "runs", ds, BaselinesFile))
+		if err != nil {
+			return nil, err
+		}
+		for _, sup := range []bool{false, true} {
+			if !groups[ds][sup] {
+				continue
+			}
+			g := Group{Dataset: ds, Supervised: sup, Baselines: base, Paper: PaperFigures(ds, sup)}
+			var names []string
+			for k := range runs {
+				if k.dataset == ds && k.sup == sup {
+					names = append(names, k.variant)
+				}
+			}
+			for _, name := range sortVariants(names) {
+				rs := runs[key{ds, name, sup}]
+				sort.Slice(rs, func(i, j int) bool { return rs[i].Seed < rs[j].Seed })
+				vr := VariantResult{Name: name, Values: Aggregate(rs)}
+				for _, r := range rs {
+					vr.Seeds = append(vr.Seeds, r.Seed)
+				}
+				g.Variants = append(g.Variants, vr)
+			}
+			res.Groups = append(res.Groups, g)
+		}
+	}
+	return res, nil
+}
+
+// sortDatasets orders datasets as the paper's tables do, others after them
+// alphabetically.
+func sortDatasets(groups map[string]map[bool]bool) []string {
+	rank := map[string]int{"ds": 0, "ml": 1, "pl": 2, "covid": 3}
+	var out []string
+	for ds := range groups {
+		out = append(out, ds)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		ri, oki := rank[strings.ToLower(out[i])]
+		rj, okj := rank[strings.ToLower(out[j])]
+		switch {
+		case oki && okj:
+			return ri < rj
+		case oki != okj:
+			return oki
+		}
+		return out[i] < out[j]
+	})
+	return out
+}
+
+// sortVariants orders variant names as Variants lists them, unknown names
+// after them alphabetically.
+func sortVariants(names []string) []string {
+	rank := map[string]int{}
+	for i, v := range Variants {
+		rank[v.Name] = i
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		ra, oka := rank[a]
+		rb, okb := rank[b]
+		switch {
+		case oka && okb:
+			return ra - rb
+		case oka:
+			return -1
+		case okb:
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	return names
+}
+
+// readBaselines turns baselines.json into table rows; a missing file means
+// no baselines.
+func readBaselines(path string) ([]VariantResult, error) {
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var f baselinesFile
+	if err := json.Unmarshal(raw, &f); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var out []VariantResult
+	for _, b := range f.Baselines {
+		vr := VariantResult{Name: b.Method, Values: map[string]Stat{}}
+		for k, p := range map[string]*float64{"knn_micro_f1": b.MicroF1, "knn_macro_f1": b.MacroF1, "link_auc": b.LinkAUC} {
+			if p != nil {
+				vr.Values[k] = Summarize([]float64{*p})
+			}
+		}
+		if b.Seconds > 0 {
+			vr.Values["train_seconds"] = Summarize([]float64{b.Seconds})
+		}
+		out = append(out, vr)
+	}
+	return out, nil
+}
+
+// finite maps NaN and ±Inf to nil (JSON null).
+func finite(x float64) *float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return &x
+}
+
+// Write writes results.json, results.md and, for every table with more than
+// one variant, the ablation chart ablation_<dataset>[_supervised].png/.svg
+// into dir.
+func (r *Results) Write(dir string) error {
+	if err := writeJSON(filepath.Join(dir, "results.json"), r); err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(filepath.Join(dir, "results.md"), r.WriteMarkdown); err != nil {
+		return fmt.Errorf("results.md: %w", err)
+	}
+	for _, g := range r.Groups {
+		if len(g.Variants) < 2 {
+			continue
+		}
+		fig, err := plots.AblationBars(g.Ablation())
+		if err != nil {
+			return fmt.Errorf("ablation chart of %s: %w", g.title(), err)
+		}
+		if err := fig.Save(filepath.Join(dir, g.ChartName())); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ChartName is the file name (without extension) of the group's ablation
+// chart.
+func (g *Group) ChartName() string {
+	if g.Supervised {
+		return "ablation_" + g.Dataset + "_supervised"
+	}
+	return "ablation_" + g.Dataset
+}
+
+func (g *Group) title() string {
+	if g.Supervised {
+		return g.Dataset + " (supervised)"
+	}
+	return g.Dataset + " (unsupervised)"
+}
+
+// Ablation returns the group's variants as an ablation chart of the
+// percentage scores, with the paper's GTFormer figures on the default bars.
+func (g *Group) Ablation() plots.Ablation {
+	var mets []Metric
+	for _, m := range Metrics {
+		if !m.Chart {
+			continue
+		}
+		for _, v := range g.Variants {
+			if _, ok := v.Values[m.Key]; ok {
+				mets = append(mets, m)
+				break
+			}
+		}
+	}
+	maxN := 0
+	for _, v := range g.Variants {
+		maxN = max(maxN, len(v.Seeds))
+	}
+	a := plots.Ablation{Title: fmt.Sprintf("%s: ablations (up to %d seeds, mean ± std)", g.title(), maxN), YLabel: "percent"}
+	for _, m := range mets {
+		a.Metrics = append(a.Metrics, m.Label)
+	}
+	var paper map[string]Stat
+	for _, p := range g.Paper {
+		if p.Model == "GTFormer" {
+			paper = p.Values
+		}
+	}
+	for _, v := range g.Variants {
+		pv := plots.Variant{Name: v.Name}
+		hasPaper := false
+		for _, m := range mets {
+			s, ok := v.Values[m.Key]
+			if !ok {
+				s = Stat{Mean: math.NaN(), Std: math.NaN()}
+			}
+			pv.Mean = append(pv.Mean, s.Mean)
+			pv.Std = append(pv.Std, s.Std)
+			p := math.NaN()
+			if ps, ok := paper[m.Key]; ok && v.Name == DefaultVariant {
+				p, hasPaper = ps.Mean, true
+			}
+			pv.Paper = append(pv.Paper, p)
+		}
+		if !hasPaper {
+			pv.Paper = nil
+		}
+		a.Variants = append(a.Variants, pv)
+	}
+	return a
+}
+
+// formatStat renders "mean ± std (n)", or "mean (n)" when n < 2.
+func formatStat(s Stat, digits int) string {
+	if math.IsNaN(s.Std) {
+		return fmt.Sprintf("%.*f (%d)", digits, s.Mean, s.N)
+	}
+	return fmt.Sprintf("%.*f ± %.*f (%d)", digits, s.Mean, digits, s.Std, s.N)
+}
+
+// WriteMarkdown writes results.md: the commands, how to read the tables,
+// and one table per dataset and supervision with rows gtformer variants,
+// baselines, paper GTFormer and paper HGTM.
+func (r *Results) WriteMarkdown(w io.Writer) error {
+	var b bytes.Buffer
+	b.WriteString("# gtformer experiment results\n\n")
+	if r.Command != "" {
+		fmt.Fprintf(&b, "Written by:\n\n    %s\n\n", r.Command)
+	}
+	if len(r.RunCommands) > 0 && !(len(r.RunCommands) == 1 && r.RunCommands[0] == r.Command) {
+		b.WriteString("Runs made by:\n\n")
+		for _, c := range r.RunCommands {
+			fmt.Fprintf(&b, "    %s\n", c)
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "Each cell is the %s; the number in brackets is n. ", r.Std)
+	b.WriteString("F1 and AUC in percent on the test split (DESIGN.md, \"Evaluation protocol\"); " +
+		"train time is the sum of the epochs' wall time; docs/s is the training throughput of the last epoch. " +
+		"Baselines are training-free and deterministic (one value); their link AUC ranks by cosine similarity, as DESIGN.md's baseline table, and their time covers embedding and evaluation. " +
+		"Paper rows are the GTFormer paper's figures (its tables of unsupervised and supervised classification, link prediction, NPMI and perplexity; 5 runs).\n")
+	if len(r.Groups) == 0 {
+		b.WriteString("\nNo finished runs.\n")
+	}
+	var seen []string
+	for _, g := range r.Groups {
+		for _, v := range g.Variants {
+			if !slices.Contains(seen, v.Name) {
+				seen = append(seen, v.Name)
+			}
+		}
+	}
+	if len(seen) > 0 {
+		b.WriteString("\nVariants:\n\n")
+		for _, name := range sortVariants(seen) {
+			about := "not a variant of this version of gtformer"
+			if v, ok := LookupVariant(name); ok {
+				about = v.About
+			}
+			fmt.Fprintf(&b, "- %s: %s\n", name, about)
+		}
+	}
+	for _, g := range r.Groups {
+		writeGroup(&b, &g)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func writeGroup(b *bytes.Buffer, g *Group) {
+	fmt.Fprintf(b, "\n## %s\n\n", g.title())
+	type row struct {
+		name   string
+		values map[string]Stat
+		paper  bool
+	}
+	var rows []row
+	for _, v := range g.Variants {
+		rows = append(rows, row{"gtformer " + v.Name, v.Values, false})
+	}
+	for _, v := range g.Baselines {
+		rows = append(rows, row{"baseline " + v.Name, v.Values, false})
+	}
+	for _, p := range g.Paper {
+		rows = append(rows, row{"paper " + p.Model, p.Values, true})
+	}
+	var cols []Metric
+	for _, m := range Metrics {
+		for _, r := range rows {
+			if _, ok := r.values[m.Key]; ok {
+				cols = append(cols, m)
+				break
+			}
+		}
+	}
+	b.WriteString("| model |")
+	for _, m := range cols {
+		fmt.Fprintf(b, " %s |", m.Label)
+	}
+	b.WriteString("\n|---|")
+	for range cols {
+		b.WriteString("---|")
+	}
+	b.WriteString("\n")
+	marked := map[string]bool{}
+	for _, r := range rows {
+		fmt.Fprintf(b, "| %s |", r.name)
+		for _, m := range cols {
+			s, ok := r.values[m.Key]
+			if !ok {
+				b.WriteString(" – |")
+				continue
+			}
+			cell := formatStat(s, m.Digits)
+			if _, nc := paperNotComparable[m.Key]; nc && r.paper {
+				cell += " †"
+				marked[m.Key] = true
+			}
+			fmt.Fprintf(b, " %s |", cell)
+		}
+		b.WriteString("\n")
+	}
+	for _, m := range Metrics {
+		if marked[m.Key] {
+			fmt.Fprintf(b, "\n† %s: %s.\n", m.Label, paperNotComparable[m.Key])
+		}
+	}
+	if len(g.Variants) > 1 {
+		fmt.Fprintf(b, "\n![ablations of %s](%s.png)\n", g.title(), g.ChartName())
+	}
+}

@@ -1,0 +1,514 @@
+// Package experiment runs GTFormer over a plan of datasets × seeds ×
+// variants (the paper's Fig. 3 ablations among them), one output folder per
+// run, and aggregates the runs into tables of mean ± standard deviation
+// beside training-free baselines and the paper's figures (results.json,
+// results.md, ablation charts).
+//
+// Layout of an experiment folder OUT:
+//
+//	OUT/runs/<dataset>/baselines.json          the baselines, once per dataset
+//	OUT/runs/<dataset>/<variant>/seed<k>/      one run: the files of `gtformer
+//	                                           train --out`, plus run.json (its
+//	                                           settings and command) and train.log
+//	OUT/results.json, OUT/results.md, OUT/ablation_<dataset>.png/.svg
+//
+// Supervised runs use the folder <variant>-supervised, so one OUT can hold
+// both. A run whose metrics.json exists is finished and skipped: outputs are
+// written atomically with metrics.json last, so a run stopped midway has
+// none, and it resumes from its checkpoint when a complete one exists.
+// Results can be rebuilt from the run folders alone with Collect.
+package experiment
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gtformer/gtformer/baseline"
+	"github.com/gtformer/gtformer/corpus"
+	"github.com/gtformer/gtformer/evaluate"
+	"github.com/gtformer/gtformer/internal/atomicfile"
+	"github.com/gtformer/gtformer/model"
+	"github.com/gtformer/gtformer/outputs"
+	"github.com/gtformer/gtformer/tensor"
+	"github.com/gtformer/gtformer/train"
+)
+
+// Dataset is a corpus of the plan. Load is called only when some run or the
+// baselines of the dataset still have to be computed, so a finished plan
+// restarts without reading any data.
+type Dataset struct {
+	Name string // folder name under OUT/runs and the name in the tables
+	Load func() (*corpus.Graph, *corpus.Split, error)
+}
+
+// Plan is an experiment: every dataset × variant × seed is one training run.
+type Plan struct {
+	Out      string
+	Datasets []Dataset
+	Variants []Variant
+	Seeds    []uint64
+
+	// Config and Options are the settings every variant starts from; the
+	// vocabulary and labels are filled in from each dataset, and Seed,
+	// Checkpoint and Log are set per run.
+	Config  model.Config
+	Options train.Options
+	// Glove initialises word rows from the dataset's word vectors.
+	Glove bool
+
+	// Command is the command line that made the plan; it is recorded in
+	// each run's run.json and at the top of results.md.
+	Command string
+	// Progress receives one line per run and per dataset's baselines (nil:
+	// discard).
+	Progress io.Writer
+	// TrainProgress receives the trainer's progress bar (nil: none); the
+	// trainer's log lines go to each run's train.log.
+	TrainProgress io.Writer
+	// Curves, when set, draws a run's learning curves into its folder (the
+	// command passes the same function as `gtformer train`).
+	Curves func(dir, title string, h []train.EpochLog) error
+}
+
+// RunDir is the folder of one run.
+func RunDir(out, dataset, variant string, supervised bool, seed uint64) string {
+	if supervised {
+		variant += "-supervised"
+	}
+	return filepath.Join(out, "runs", dataset, variant, fmt.Sprintf("seed%d", seed))
+}
+
+// Files of a run folder beside those of `gtformer train --out`.
+const (
+	MetricsFile   = "metrics.json"
+	RunFile       = "run.json"
+	TrainLogFile  = "train.log"
+	BaselinesFile = "baselines.json"
+)
+
+// Validate checks the plan before anything runs; its errors are mistakes
+// of the caller's settings (usage errors on the command line).
+func (p *Plan) Validate() error {
+	var errs []error
+	if p.Out == "" {
+		errs = append(errs, errors.New("no output folder"))
+	}
+	if len(p.Datasets) == 0 {
+		errs = append(errs, errors.New("no datasets"))
+	}
+	if len(p.Seeds) == 0 {
+		errs = append(errs, errors.New("no seeds"))
+	}
+	if len(p.Variants) == 0 {
+		errs = append(errs, errors.New("no variants"))
+	}
+	names := map[string]bool{}
+	for _, d := range p.Datasets {
+		if d.Name == "" || d.Name != filepath.Base(d.Name) || d.Name == "." || d.Name == ".." {
+			errs = append(errs, fmt.Errorf("dataset name %q is not a plain folder name", d.Name))
+		}
+		if names[d.Name] {
+			errs = append(errs, fmt.Errorf("dataset %q listed twice", d.Name))
+		}
+		names[d.Name] = true
+	}
+	if len(slices.Compact(slices.Sorted(slices.Values(p.Seeds)))) != len(p.Seeds) {
+		errs = append(errs, fmt.Errorf("seeds %v repeat", p.Seeds))
+	}
+	for _, v := range p.Variants {
+		cfg, opt := p.settings(v, 0)
+		// The data fills these in; stand-ins let Validate check the rest.
+		cfg.Vocab, cfg.NumLabels = 1, 2
+		if err := cfg.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("variant %s: %w", v.Name, err))
+		}
+		if err := opt.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("variant %s: %w", v.Name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// settings returns the configuration and options of variant v at seed.
+func (p *Plan) settings(v Variant, seed uint64) (model.Config, train.Options) {
+	cfg, opt := p.Config, p.Options
+	v.Apply(&cfg, &opt)
+	opt.Seed = seed
+	opt.Log, opt.Progress, opt.Checkpoint, opt.StopAfter = nil, nil, "", 0
+	return cfg, opt
+}
+
+// runSpec is run.json: what a run folder was made with. A restart compares
+// it with the plan, so that changed flags never mix silently with finished
+// runs made under others.
+type runSpec struct {
+	Dataset    string        `json:"dataset"`
+	Variant    string        `json:"variant"`
+	Seed       uint64        `json:"seed"`
+	Supervised bool          `json:"supervised"`
+	Glove      bool          `json:"glove"`
+	Config     model.Config  `json:"config"` // vocab and labels as 0: they come from the data
+	Options    train.Options `json:"options"`
+	Command    string        `json:"command"`
+}
+
+func (p *Plan) spec(ds string, v Variant, seed uint64) runSpec {
+	cfg, opt := p.settings(v, seed)
+	cfg.Vocab, cfg.NumLabels = 0, 0
+	return runSpec{Dataset: ds, Variant: v.Name, Seed: seed, Supervised: cfg.Supervised, Glove: p.Glove, Config: cfg, Options: opt, Command: p.Command}
+}
+
+// checkSpec compares a run folder's run.json (if any) with want and names
+// the settings that differ.
+func checkSpec(dir string, want runSpec) error {
+	raw, err := os.ReadFile(filepath.Join(dir, RunFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil // a folder from before run.json, or copied in by hand
+	}
+	if err != nil {
+		return err
+	}
+	var have runSpec
+	if err := json.Unmarshal(raw, &have); err != nil {
+		return fmt.Errorf("%s: %w", filepath.Join(dir, RunFile), err)
+	}
+	have.Command, want.Command = "", ""
+	a, b := flatten(have), flatten(want)
+	var diff []string
+	for _, k := range slices.Sorted(keys(a, b)) {
+		if a[k] != b[k] {
+			diff = append(diff, fmt.Sprintf("%s %s, now %s", k, orNone(a[k]), orNone(b[k])))
+		}
+	}
+	if len(diff) > 0 {
+		return fmt.Errorf("%s was made with other settings (%s): use another --out, or delete the folder to redo the run", dir, strings.Join(diff, "; "))
+	}
+	return nil
+}
+
+// flatten maps a JSON value to dotted paths and the JSON text of each leaf.
+func flatten(v any) map[string]string {
+	raw, _ := json.Marshal(v)
+	var tree any
+	_ = json.Unmarshal(raw, &tree)
+	out := map[string]string{}
+	var walk func(prefix string, x any)
+	walk = func(prefix string, x any) {
+		if m, ok := x.(map[string]any); ok {
+			for k, y := range m {
+				walk(strings.TrimPrefix(prefix+"."+k, "."), y)
+			}
+			return
+		}
+		b, _ := json.Marshal(x)
+		out[prefix] = string(b)
+	}
+	walk("", tree)
+	return out
+}
+
+func keys(ms ...map[string]string) func(func(string) bool) {
+	seen := map[string]bool{}
+	for _, m := range ms {
+		for k := range m {
+			seen[k] = true
+		}
+	}
+	return func(yield func(string) bool) {
+		for k := range seen {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "unset"
+	}
+	return s
+}
+
+// Run carries out the plan: for each dataset its baselines, then every
+// variant × seed not finished yet; then it collects all runs in Out
+// (including earlier ones) and writes results.json, results.md and the
+// ablation charts. A failed run is reported and the others go on; Run then
+// returns an error naming the failures, after writing the results of the
+// runs that finished.
+func (p *Plan) Run() (*Results, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	logw := p.Progress
+	if logw == nil {
+		logw = io.Discard
+	}
+	var failures []error
+	for _, ds := range p.Datasets {
+		var g *corpus.Graph
+		var s *corpus.Split
+		load := func() error {
+			if g != nil {
+				return nil
+			}
+			var err error
+			g, s, err = ds.Load()
+			if err != nil {
+				return fmt.Errorf("dataset %s: %w", ds.Name, err)
+			}
+			return nil
+		}
+		bpath := filepath.Join(p.Out, "runs", ds.Name, BaselinesFile)
+		if _, err := os.Stat(bpath); err != nil {
+			if err := load(); err != nil {
+				return nil, err
+			}
+			began := time.Now()
+			rec, err := computeBaselines(ds.Name, g, s)
+			if err == nil {
+				err = writeJSON(bpath, rec)
+			}
+			if err != nil {
+				fmt.Fprintf(logw, "%-8s %-20s %-7s failed   %v\n", ds.Name, "baselines", "", err)
+				failures = append(failures, fmt.Errorf("%s baselines: %w", ds.Name, err))
+			} else {
+				fmt.Fprintf(logw, "%-8s %-20s %-7s done     %s %5.0f s\n", ds.Name, "baselines", "", rec.summary(), time.Since(began).Seconds())
+			}
+		}
+		for _, v := range p.Variants {
+			for _, seed := range p.Seeds {
+				want := p.spec(ds.Name, v, seed)
+				dir := RunDir(p.Out, ds.Name, v.Name, want.Supervised, seed)
+				head := fmt.Sprintf("%-8s %-20s seed %-2d", ds.Name, v.Name, seed)
+				if met, err := readMetrics(filepath.Join(dir, MetricsFile)); err == nil {
+					if err := checkSpec(dir, want); err != nil {
+						return nil, err
+					}
+					fmt.Fprintf(logw, "%s skipped  %s %5.0f s (metrics.json exists)\n", head, keyMetrics(met), met.TrainSeconds)
+					continue
+				} else if !errors.Is(err, os.ErrNotExist) {
+					return nil, err
+				}
+				if err := checkSpec(dir, want); err != nil {
+					return nil, err
+				}
+				if err := load(); err != nil {
+					return nil, err
+				}
+				began := time.Now()
+				met, resumed, err := p.runOne(ds.Name, g, s, v, seed, dir, want)
+				secs := time.Since(began).Seconds()
+				if err != nil {
+					fmt.Fprintf(logw, "%s failed   %v\n", head, err)
+					failures = append(failures, fmt.Errorf("%s %s seed %d: %w", ds.Name, v.Name, seed, err))
+					continue
+				}
+				state := "done   "
+				if resumed > 0 {
+					state = fmt.Sprintf("done (resumed after epoch %d)", resumed)
+				}
+				fmt.Fprintf(logw, "%s %s %s %5.0f s\n", head, state, keyMetrics(met), secs)
+			}
+		}
+	}
+	res, err := Collect(p.Out)
+	if err != nil {
+		return nil, err
+	}
+	res.Command = p.Command
+	if err := res.Write(p.Out); err != nil {
+		return res, err
+	}
+	if len(failures) > 0 {
+		return res, fmt.Errorf("%d run(s) failed: %w", len(failures), errors.Join(failures...))
+	}
+	return res, nil
+}
+
+// keyMetrics formats the scores a progress line shows.
+func keyMetrics(m *outputs.Metrics) string {
+	f := func(p *float64) string {
+		if p == nil {
+			return "  -  "
+		}
+		return fmt.Sprintf("%5.1f", *p)
+	}
+	s := fmt.Sprintf("kNN Micro-F1 %s  Macro-F1 %s  link AUC %s", f(m.Test.KNNMicroF1), f(m.Test.KNNMacroF1), f(m.Test.LinkAUC))
+	if m.Supervised {
+		s += fmt.Sprintf("  sup. Micro-F1 %s", f(m.Test.SupMicroF1))
+	}
+	return s
+}
+
+// runOne trains, evaluates and writes one run; resumed is the epoch its
+// checkpoint had reached (0: started afresh).
+func (p *Plan) runOne(dataset string, g *corpus.Graph, s *corpus.Split, v Variant, seed uint64, dir string, spec runSpec) (met *outputs.Metrics, resumed int, err error) {
+	cfg, opt := p.settings(v, seed)
+	cfg.Vocab, cfg.NumLabels = len(g.Vocab), g.NumLabels()
+	if cfg.Supervised && g.Labels == nil {
+		return nil, 0, fmt.Errorf("supervised training needs labels, and %s has none", dataset)
+	}
+	if p.Glove && g.WordVectors == nil {
+		return nil, 0, fmt.Errorf("--glove: %s has no word vectors", dataset)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, 0, err
+	}
+	if _, err := os.Stat(filepath.Join(dir, RunFile)); errors.Is(err, os.ErrNotExist) {
+		if err := writeJSON(filepath.Join(dir, RunFile), spec); err != nil {
+			return nil, 0, err
+		}
+	}
+	logf, err := os.OpenFile(filepath.Join(dir, TrainLogFile), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer logf.Close()
+	opt.Log, opt.Progress = logf, p.TrainProgress
+	opt.Checkpoint = filepath.Join(dir, "checkpoint")
+
+	var tr *train.Trainer
+	// trainer.json is the last file of a checkpoint: without it the
+	// checkpoint is incomplete and the run starts afresh.
+	if _, err := os.Stat(filepath.Join(opt.Checkpoint, "trainer.json")); err == nil {
+		tr, err = train.Resume(opt.Checkpoint, g, s, opt)
+		if err != nil {
+			return nil, 0, err
+		}
+		resumed = tr.State.Epoch
+		fmt.Fprintf(logf, "resuming %s after epoch %d\n", opt.Checkpoint, resumed)
+	} else {
+		m, err := model.New(cfg, seed)
+		if err != nil {
+			return nil, 0, err
+		}
+		if p.Glove {
+			if err := m.InitWordVectors(g.WordVectors, g.WordDim, seed); err != nil {
+				return nil, 0, err
+			}
+		}
+		if tr, err = train.New(m, g, s, opt); err != nil {
+			return nil, 0, err
+		}
+	}
+	fmt.Fprintf(logf, "%s, variant %s, seed %d: %d documents, %d training links, %s BLAS\n", dataset, v.Name, seed, g.NumDocs(), len(s.TrainLinks), tensor.BLASName())
+	began := time.Now()
+	if err := tr.Run(); err != nil {
+		return nil, resumed, err
+	}
+	secs := time.Since(began).Seconds()
+	res := evaluate.Run(tr.Model, g, s, tr.In, evaluate.Options{MaxNbrs: opt.MaxNbrs, EmbedBatch: opt.EmbedBatch})
+	out := outputs.Metrics{
+		Dataset: dataset, Seed: seed, Supervised: cfg.Supervised, Variant: v.Name,
+		Epochs: tr.State.Epoch, BLAS: tensor.BLASName(),
+	}
+	for _, e := range tr.History {
+		out.TrainSeconds += e.Seconds // across resumed sessions
+	}
+	if out.TrainSeconds == 0 {
+		out.TrainSeconds = secs
+	}
+	if n := len(tr.History); n > 0 {
+		out.DocsPerSec = tr.History[n-1].DocsPerSec
+	}
+	// Curves before the outputs: metrics.json, written last by
+	// outputs.Write, marks the run finished, so nothing may follow it.
+	if p.Curves != nil {
+		if err := p.Curves(dir, fmt.Sprintf("%s, %s, seed %d", dataset, v.Name, seed), tr.History); err != nil {
+			return nil, resumed, err
+		}
+	}
+	if err := outputs.Write(dir, tr.Model, seed, g, tr.In, res, out); err != nil {
+		return nil, resumed, err
+	}
+	out.Test, out.Topics = res.Test, res.Topics
+	return &out, resumed, nil
+}
+
+func readMetrics(path string) (*outputs.Metrics, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var m outputs.Metrics
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &m, nil
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	})
+}
+
+// BaselineRecord is one baseline's scores in baselines.json, in percent;
+// null where a score cannot be computed.
+type BaselineRecord struct {
+	Method        string   `json:"method"`
+	MicroF1       *float64 `json:"micro_f1"`
+	MacroF1       *float64 `json:"macro_f1"`
+	LinkAUC       *float64 `json:"link_auc_cosine"`
+	LinkAUCSqDist *float64 `json:"link_auc_neg_sq_dist"`
+	LinkDocs      int      `json:"link_docs"`
+	Seconds       float64  `json:"seconds"`
+}
+
+// baselinesFile is baselines.json.
+type baselinesFile struct {
+	Dataset   string           `json:"dataset"`
+	Baselines []BaselineRecord `json:"baselines"`
+	Skipped   []string         `json:"skipped,omitempty"`
+}
+
+func (b *baselinesFile) summary() string {
+	var parts []string
+	for _, r := range b.Baselines {
+		f := "-"
+		if r.MicroF1 != nil {
+			f = fmt.Sprintf("%.1f", *r.MicroF1)
+		}
+		parts = append(parts, fmt.Sprintf("%s Micro-F1 %s", r.Method, f))
+	}
+	return strings.Join(parts, "  ")
+}
+
+// computeBaselines scores every baseline on the dataset's split; glove-graph
+// is skipped where the corpus has no word vectors.
+func computeBaselines(name string, g *corpus.Graph, s *corpus.Split) (*baselinesFile, error) {
+	rec := &baselinesFile{Dataset: name}
+	for _, m := range baseline.Methods {
+		r, err := baseline.Run(g, s, m)
+		if errors.Is(err, baseline.ErrNoWordVectors) {
+			rec.Skipped = append(rec.Skipped, fmt.Sprintf("%s: %v", m, err))
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		met := r.Metrics
+		rec.Baselines = append(rec.Baselines, BaselineRecord{
+			Method: string(m), MicroF1: finite(met.MicroF1), MacroF1: finite(met.MacroF1),
+			LinkAUC: finite(met.LinkAUC), LinkAUCSqDist: finite(met.LinkAUCSqDist), LinkDocs: met.LinkDocs,
+			Seconds: r.Elapsed.Seconds(),
+		})
+	}
+	return rec, nil
+}

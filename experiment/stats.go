@@ -1,0 +1,128 @@
+package experiment
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"github.com/gtformer/gtformer/outputs"
+)
+
+// Stat summarises one metric over runs: the mean and the sample standard
+// deviation (denominator n−1, as Excel's STDEV, which the paper's tables
+// used), over N values. Std is NaN when N < 2, where a sample deviation is
+// undefined; JSON writes it as null.
+type Stat struct {
+	Mean float64
+	Std  float64
+	N    int
+}
+
+// Summarize returns the mean and sample standard deviation of xs. Both are
+// computed in two passes (mean first, then squared deviations from it), which
+// keeps the deviation of values with a large common offset exact where the
+// one-pass Σx² − n·mean² would cancel.
+func Summarize(xs []float64) Stat {
+	n := len(xs)
+	if n == 0 {
+		return Stat{Mean: math.NaN(), Std: math.NaN()}
+	}
+	var sum float64
+	for _, x := range xs {
+		sum += x
+	}
+	mean := sum / float64(n)
+	if n == 1 {
+		return Stat{Mean: mean, Std: math.NaN(), N: 1}
+	}
+	var ss float64
+	for _, x := range xs {
+		ss += (x - mean) * (x - mean)
+	}
+	return Stat{Mean: mean, Std: math.Sqrt(ss / float64(n-1)), N: n}
+}
+
+type statJSON struct {
+	Mean float64  `json:"mean"`
+	Std  *float64 `json:"std"` // null when n < 2
+	N    int      `json:"n"`
+}
+
+// MarshalJSON writes {"mean": m, "std": s or null, "n": n}.
+func (s Stat) MarshalJSON() ([]byte, error) {
+	if math.IsNaN(s.Mean) || math.IsInf(s.Mean, 0) || math.IsInf(s.Std, 0) {
+		return nil, fmt.Errorf("experiment: stat %v is not finite", s)
+	}
+	j := statJSON{Mean: s.Mean, N: s.N}
+	if !math.IsNaN(s.Std) {
+		j.Std = &s.Std
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (s *Stat) UnmarshalJSON(b []byte) error {
+	var j statJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	s.Mean, s.N, s.Std = j.Mean, j.N, math.NaN()
+	if j.Std != nil {
+		s.Std = *j.Std
+	}
+	return nil
+}
+
+// Metric is one column of the results: a number read from a run's
+// metrics.json, in the unit its label names.
+type Metric struct {
+	Key    string `json:"key"`
+	Label  string `json:"label"`
+	Digits int    `json:"-"` // decimals in results.md
+	// Chart marks the percentage scores drawn on the ablation charts.
+	Chart bool `json:"-"`
+	get   func(m *outputs.Metrics) (float64, bool)
+}
+
+func ptrValue(p *float64) (float64, bool) {
+	if p == nil {
+		return 0, false
+	}
+	return *p, true
+}
+
+// Metrics lists the metrics aggregated over runs, in table order. F1 and AUC
+// are in percent, as metrics.json and the paper have them; NPMI is converted
+// to percent to match the paper's table.
+var Metrics = []Metric{
+	{"knn_micro_f1", "kNN Micro-F1", 1, true, func(m *outputs.Metrics) (float64, bool) { return ptrValue(m.Test.KNNMicroF1) }},
+	{"knn_macro_f1", "kNN Macro-F1", 1, true, func(m *outputs.Metrics) (float64, bool) { return ptrValue(m.Test.KNNMacroF1) }},
+	{"sup_micro_f1", "sup. Micro-F1", 1, true, func(m *outputs.Metrics) (float64, bool) { return ptrValue(m.Test.SupMicroF1) }},
+	{"sup_macro_f1", "sup. Macro-F1", 1, true, func(m *outputs.Metrics) (float64, bool) { return ptrValue(m.Test.SupMacroF1) }},
+	{"link_auc", "link AUC", 1, true, func(m *outputs.Metrics) (float64, bool) { return ptrValue(m.Test.LinkAUC) }},
+	{"log_perplexity", "log-perplexity", 2, false, func(m *outputs.Metrics) (float64, bool) { return ptrValue(m.Test.LogPerplexity) }},
+	{"npmi", "NPMI (%)", 1, false, func(m *outputs.Metrics) (float64, bool) { return 100 * m.Topics.NPMI, m.Topics.Count > 0 }},
+	{"diversity", "diversity", 3, false, func(m *outputs.Metrics) (float64, bool) { return m.Topics.Diversity, m.Topics.Count > 0 }},
+	{"topics", "topics", 1, false, func(m *outputs.Metrics) (float64, bool) { return float64(m.Topics.Count), m.Topics.Count > 0 }},
+	{"depth", "depth", 1, false, func(m *outputs.Metrics) (float64, bool) { return float64(m.Topics.Depth), m.Topics.Count > 0 }},
+	{"train_seconds", "train time (s)", 0, false, func(m *outputs.Metrics) (float64, bool) { return m.TrainSeconds, m.TrainSeconds > 0 }},
+	{"docs_per_sec", "docs/s", 0, false, func(m *outputs.Metrics) (float64, bool) { return m.DocsPerSec, m.DocsPerSec > 0 }},
+}
+
+// Aggregate summarises every metric over the runs; a metric no run has is
+// left out of the map.
+func Aggregate(runs []*outputs.Metrics) map[string]Stat {
+	out := map[string]Stat{}
+	for _, met := range Metrics {
+		var xs []float64
+		for _, r := range runs {
+			if x, ok := met.get(r); ok && !math.IsNaN(x) && !math.IsInf(x, 0) {
+				xs = append(xs, x)
+			}
+		}
+		if len(xs) > 0 {
+			out[met.Key] = Summarize(xs)
+		}
+	}
+	return out
+}
