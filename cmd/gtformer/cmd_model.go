@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/gtformer/gtformer/corpus"
 	"github.com/gtformer/gtformer/model"
 	"github.com/gtformer/gtformer/npy"
 	"github.com/gtformer/gtformer/outputs"
@@ -73,10 +74,14 @@ func runEmbed(args []string, stdout, stderr io.Writer) error {
 	topicsOut := fs.String("topics-out", "", "optional `FILE` for the documents' topic distributions θ (.npy, float32 (N, T))")
 	batch := fs.Int("batch", 128, "documents per inference batch")
 	maxNbrs := fs.Int("max-nbrs", 64, "neighbours a document aggregates at most")
-	describe(fs, stderr, "--model DIR --data PATH --out FILE", `
+	newDocs := fs.String("new", "", "JSON Lines `FILE` of new documents ({\"id\", \"text\", \"links\"}) to embed instead, linked to the corpus's documents (by id, or by line number for a folder corpus) or to each other")
+	describe(fs, stderr, "--model DIR --data PATH [--new FILE.jsonl] --out FILE", `
 Embeds every document of a corpus that uses the model's vocabulary (word ids
 into the same voc.txt), each through its links to the corpus's other
-documents, and writes the hyperboloid coordinates as .npy.`)
+documents, and writes the hyperboloid coordinates as .npy. With --new, embeds
+only the new documents of a JSON Lines file instead: their text is tokenized
+into the model's vocabulary (unknown words dropped) and each aggregates the
+documents it links to. Rows follow the documents' order.`)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -105,11 +110,26 @@ documents, and writes the hyperboloid coordinates as .npy.`)
 	if m.IDF == nil {
 		return fmt.Errorf("%s: the weights carry no idf buffer", *dir)
 	}
-	in := model.NewInputs(g, m.IDF, m.Cfg.MaxLen, m.Cfg.Truncate)
 	docs := make([]int32, g.NumDocs())
 	for i := range docs {
 		docs[i] = int32(i)
 	}
+	if *newDocs != "" {
+		nd, err := corpus.ReadNewDocs(*newDocs, g)
+		if err != nil {
+			return err
+		}
+		known := g.NumDocs()
+		g = g.Extend(nd)
+		docs = docs[:0]
+		for i := known; i < g.NumDocs(); i++ {
+			docs = append(docs, int32(i))
+		}
+		if nd.Unknown > 0 {
+			fmt.Fprintf(stderr, "%s: %d words outside the model's vocabulary were dropped\n", *newDocs, nd.Unknown)
+		}
+	}
+	in := model.NewInputs(g, m.IDF, m.Cfg.MaxLen, m.Cfg.Truncate)
 	emb := m.Embed(in, docs, func(i int32) []int32 { return g.Neighbors(int(i)) }, *maxNbrs, *batch)
 	if err := npy.Write(*out, []int{len(docs), emb.Width + 1}, emb.Points); err != nil {
 		return err

@@ -1,0 +1,185 @@
+package corpus
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+)
+
+// NewDocs are documents that were not in a corpus when a model was trained,
+// read against that corpus: their words mapped into its vocabulary (unknown
+// words dropped) and their links resolved to its documents or to each other.
+type NewDocs struct {
+	IDs    []string
+	Tokens [][]int32
+	// Links name documents of the extended graph: ids below the known
+	// corpus's NumDocs() are known documents, the rest are the new ones in
+	// order (known + i).
+	Links   [][2]int32
+	Unknown int // words dropped because the vocabulary lacks them
+}
+
+// ReadNewDocs reads JSON Lines of new documents, {"id": ..., "text": ...,
+// "links": [...]}, against the known corpus g. A link names a known document
+// by its id (DocIDs for a JSON Lines corpus; the 0-based line number of
+// contents.txt, as a string or number, for a folder corpus) or another new
+// document by its id. Errors name the file and line.
+func ReadNewDocs(path string, g *Graph) (*NewDocs, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readNewDocs(path, f, g)
+}
+
+func readNewDocs(name string, r io.Reader, g *Graph) (*NewDocs, error) {
+	vocab := make(map[string]int32, len(g.Vocab))
+	for i, w := range g.Vocab {
+		vocab[w] = int32(i)
+	}
+	known := map[string]int32{}
+	if g.DocIDs != nil {
+		for i, id := range g.DocIDs {
+			known[id] = int32(i)
+		}
+	}
+	nd := &NewDocs{}
+	newID := map[string]int32{}
+	type pending struct {
+		line  int
+		from  int32
+		links []string
+	}
+	var todo []pending
+	lr := newLineReader(r)
+	for {
+		line, err := lr.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var rec struct {
+			ID    json.RawMessage   `json:"id"`
+			Text  *string           `json:"text"`
+			Links []json.RawMessage `json:"links"`
+		}
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&rec); err != nil {
+			return nil, parseErrorf(name, lr.line, "invalid JSON: %v", err)
+		}
+		id, err := idString(rec.ID)
+		if err != nil {
+			return nil, parseErrorf(name, lr.line, "id: %v", err)
+		}
+		if rec.Text == nil {
+			return nil, parseErrorf(name, lr.line, "document %q has no \"text\"", id)
+		}
+		if _, dup := newID[id]; dup {
+			return nil, parseErrorf(name, lr.line, "duplicate id %q", id)
+		}
+		me := int32(g.NumDocs() + len(nd.IDs))
+		newID[id] = me
+		var toks []int32
+		for _, w := range Tokenize(*rec.Text) {
+			if v, ok := vocab[w]; ok {
+				toks = append(toks, v)
+			} else {
+				nd.Unknown++
+			}
+		}
+		nd.IDs = append(nd.IDs, id)
+		nd.Tokens = append(nd.Tokens, toks)
+		p := pending{line: lr.line, from: me}
+		for _, l := range rec.Links {
+			s, err := idString(l)
+			if err != nil {
+				return nil, parseErrorf(name, lr.line, "link: %v", err)
+			}
+			p.links = append(p.links, s)
+		}
+		todo = append(todo, p)
+	}
+	if len(nd.IDs) == 0 {
+		return nil, fmt.Errorf("%s: no documents", name)
+	}
+	// Links are resolved after reading, so a new document may link to one
+	// that comes later in the file.
+	for _, p := range todo {
+		for _, s := range p.links {
+			to, ok := newID[s]
+			if !ok {
+				to, ok = known[s]
+			}
+			if !ok && g.DocIDs == nil {
+				if k, err := strconv.Atoi(s); err == nil && k >= 0 && k < g.NumDocs() {
+					to, ok = int32(k), true
+				}
+			}
+			if !ok {
+				return nil, parseErrorf(name, p.line, "link names document %q, which is neither a known document nor a new one", s)
+			}
+			nd.Links = append(nd.Links, [2]int32{p.from, to})
+		}
+	}
+	return nd, nil
+}
+
+// idString reads a JSON string or integer id.
+func idString(raw json.RawMessage) (string, error) {
+	if len(raw) == 0 {
+		return "", errors.New("missing")
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		if s == "" {
+			return "", errors.New("empty")
+		}
+		return s, nil
+	}
+	var n json.Number
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&n); err != nil {
+		return "", fmt.Errorf("want a string or an integer, got %s", raw)
+	}
+	if _, err := n.Int64(); err != nil {
+		return "", fmt.Errorf("want a string or an integer, got %s", raw)
+	}
+	return n.String(), nil
+}
+
+// Extend returns a graph holding g's documents followed by the new ones,
+// with g's links and the new links (g is not modified; its arrays are
+// copied where they grow).
+func (g *Graph) Extend(nd *NewDocs) *Graph {
+	e := *g
+	e.Tokens = append([]int32(nil), g.Tokens...)
+	e.DocPtr = append([]int64(nil), g.DocPtr...)
+	for _, t := range nd.Tokens {
+		e.Tokens = append(e.Tokens, t...)
+		e.DocPtr = append(e.DocPtr, int64(len(e.Tokens)))
+	}
+	if g.Labels != nil {
+		e.Labels = append(append([]int32(nil), g.Labels...), make([]int32, len(nd.Tokens))...)
+		for i := g.NumDocs(); i < len(e.Labels); i++ {
+			e.Labels[i] = -1
+		}
+	}
+	if g.DocIDs != nil {
+		e.DocIDs = append(append([]string(nil), g.DocIDs...), nd.IDs...)
+	}
+	links := append(append([][2]int32(nil), g.Links...), nd.Links...)
+	e.SetLinks(links)
+	return &e
+}

@@ -1,0 +1,94 @@
+package corpus
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func tinyKnown() *Graph {
+	g := &Graph{Vocab: []string{"graph", "topic", "tree", "model"}}
+	g.Tokens = []int32{0, 1, 2, 3}
+	g.DocPtr = []int64{0, 2, 4}
+	g.SetLinks([][2]int32{{0, 1}})
+	return g
+}
+
+func TestReadNewDocs(t *testing.T) {
+	in := `{"id": "a", "text": "A topic model of the tree, unknownword", "links": ["0", "b"]}
+{"id": 7, "text": "graph", "links": [1]}
+{"id": "b", "text": ""}
+`
+	nd, err := readNewDocs("new.jsonl", strings.NewReader(in), tinyKnown())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(nd.IDs, ","); got != "a,7,b" {
+		t.Errorf("ids %s", got)
+	}
+	// "a" has topic, model, tree in reading order; "unknownword" dropped.
+	if got := nd.Tokens[0]; len(got) != 3 || got[0] != 1 || got[1] != 3 || got[2] != 2 {
+		t.Errorf("tokens of a: %v", got)
+	}
+	if nd.Unknown != 1 {
+		t.Errorf("unknown words %d, want 1", nd.Unknown)
+	}
+	want := [][2]int32{{2, 0}, {2, 4}, {3, 1}}
+	if len(nd.Links) != len(want) {
+		t.Fatalf("links %v, want %v", nd.Links, want)
+	}
+	for i := range want {
+		if nd.Links[i] != want[i] {
+			t.Errorf("link %d = %v, want %v", i, nd.Links[i], want[i])
+		}
+	}
+	e := tinyKnown().Extend(nd)
+	if e.NumDocs() != 5 || len(e.Links) != 4 {
+		t.Errorf("extended graph: %d docs, %d links", e.NumDocs(), len(e.Links))
+	}
+}
+
+func TestReadNewDocsErrors(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{`{"id": "a", "text": "x", "links": ["zz"]}`, `new.jsonl:1: link names document "zz"`},
+		{"{\"id\": \"a\", \"text\": \"x\"}\n{\"id\": \"a\", \"text\": \"y\"}", `new.jsonl:2: duplicate id "a"`},
+		{`{"id": "a"}`, `new.jsonl:1: document "a" has no "text"`},
+		{`{"text": "x"}`, `new.jsonl:1: id: missing`},
+		{`{"id": 1.5, "text": "x"}`, `new.jsonl:1: id: want a string or an integer`},
+		{`not json`, `new.jsonl:1: invalid JSON`},
+		{``, `new.jsonl: no documents`},
+		{`{"id": "a", "text": "x", "links": ["2"]}`, `link names document "2"`},
+	}
+	for _, c := range cases {
+		_, err := readNewDocs("new.jsonl", strings.NewReader(c.in), tinyKnown())
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want %q", c.in, err, c.want)
+		}
+		var pe *ParseError
+		if err != nil && strings.Contains(c.want, ":1:") && !errors.As(err, &pe) {
+			t.Errorf("%q: %T is not a ParseError", c.in, err)
+		}
+	}
+}
+
+func FuzzReadNewDocs(f *testing.F) {
+	f.Add(`{"id": "a", "text": "topic tree", "links": ["0", "b"]}` + "\n" + `{"id": "b", "text": "graph"}`)
+	f.Add(`{"id": 3, "text": "", "links": [1, 0]}`)
+	f.Add(`{"id": "a", "text": "x", "links": [[]]}`)
+	f.Fuzz(func(t *testing.T, in string) {
+		g := tinyKnown()
+		nd, err := readNewDocs("f.jsonl", strings.NewReader(in), g)
+		if err != nil {
+			return
+		}
+		n := int32(g.NumDocs() + len(nd.IDs))
+		for _, l := range nd.Links {
+			if l[0] < 0 || l[0] >= n || l[1] < 0 || l[1] >= n {
+				t.Fatalf("link %v outside [0,%d)", l, n)
+			}
+		}
+		if e := g.Extend(nd); e.NumDocs() != int(n) {
+			t.Fatalf("extended graph has %d docs, want %d", e.NumDocs(), n)
+		}
+	})
+}
