@@ -1,0 +1,178 @@
+package experiment
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/gtformer/gtformer/corpus"
+	"github.com/gtformer/gtformer/corpus/synth"
+	"github.com/gtformer/gtformer/model"
+	"github.com/gtformer/gtformer/outputs"
+	"github.com/gtformer/gtformer/train"
+)
+
+var (
+	builtinOnce  sync.Once
+	builtinGraph *corpus.Graph
+	builtinErr   error
+)
+
+// builtin is the built-in synthetic corpus (1,500 documents), generated once
+// per test binary; loads counts how often a plan asked for it.
+func builtin(loads *int) Dataset {
+	return Dataset{Name: "builtin", Load: func() (*corpus.Graph, *corpus.Split, error) {
+		*loads++
+		builtinOnce.Do(func() { builtinGraph, _, builtinErr = synth.Generate(synth.Default()) })
+		if builtinErr != nil {
+			return nil, nil, builtinErr
+		}
+		return builtinGraph, corpus.PaperSplit(builtinGraph), nil
+	}}
+}
+
+// tinyPlan trains width-16 models for 2 epochs: about a second per run.
+func tinyPlan(out string, loads *int, variants ...string) *Plan {
+	cfg := model.Default()
+	cfg.Width, cfg.Layers, cfg.Heads, cfg.MLPHidden, cfg.MaxLen = 16, 2, 2, 32, 24
+	opt := train.DefaultOptions()
+	opt.Epochs = 2
+	vs, err := ParseVariants(strings.Join(variants, ","))
+	if err != nil {
+		panic(err)
+	}
+	return &Plan{Out: out, Datasets: []Dataset{builtin(loads)}, Variants: vs, Seeds: []uint64{1, 2},
+		Config: cfg, Options: opt, Command: "gtformer experiment --data builtin --seeds 2 --out " + out}
+}
+
+func lines(s, substr string) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, substr) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// TestPlanRunSkipResume runs 2 seeds × 2 variants on the built-in corpus:
+// every run writes its outputs and the results are aggregated; a second
+// invocation skips everything without loading the data; after deleting one
+// run's metrics.json only that run is redone, resuming from its checkpoint
+// to the same scores; changed settings are refused.
+func TestPlanRunSkipResume(t *testing.T) {
+	out := t.TempDir()
+	var loads int
+	var log bytes.Buffer
+	p := tinyPlan(out, &loads, "tree-fixed")
+	p.Progress = &log
+	curves := 0
+	p.Curves = func(dir, title string, h []train.EpochLog) error {
+		curves++
+		if len(h) != 2 || !strings.Contains(title, "seed") {
+			t.Errorf("curves of %s: %d epochs, title %q", dir, len(h), title)
+		}
+		return nil
+	}
+	res, err := p.Run()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	if got := len(lines(log.String(), " done ")); got != 5 || loads != 1 || curves != 4 {
+		t.Fatalf("first invocation: %d done lines (want 4 runs + baselines), %d loads, %d curves:\n%s", got, loads, curves, log.String())
+	}
+	for _, v := range []string{"default", "tree-fixed"} {
+		for _, seed := range []uint64{1, 2} {
+			dir := RunDir(out, "builtin", v, false, seed)
+			for _, f := range []string{MetricsFile, RunFile, TrainLogFile, "topics.json", "topics.txt", "doc_embeddings.npy", "doc_topics.npy", "weights.safetensors", "checkpoint/trainer.json"} {
+				if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+					t.Error(err)
+				}
+			}
+			met, err := readMetrics(filepath.Join(dir, MetricsFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if met.Variant != v || met.Seed != seed || met.Dataset != "builtin" || met.Test.KNNMicroF1 == nil || met.Epochs != 2 {
+				t.Errorf("%s: metrics %+v", dir, met)
+			}
+		}
+	}
+	if len(res.Groups) != 1 || len(res.Groups[0].Variants) != 2 || len(res.Groups[0].Baselines) != 2 {
+		t.Fatalf("results %+v", res.Groups)
+	}
+	for _, v := range res.Groups[0].Variants {
+		if s := v.Values["knn_micro_f1"]; s.N != 2 || len(v.Seeds) != 2 {
+			t.Errorf("%s: kNN Micro-F1 %+v over seeds %v", v.Name, s, v.Seeds)
+		}
+	}
+	// The tree-fixed variant keeps the initial 1+3+9 topics.
+	if s := res.Groups[0].Variants[1].Values["topics"]; s.Mean != 13 || s.Std != 0 {
+		t.Errorf("tree-fixed topics %+v, want 13 ± 0", s)
+	}
+	for _, f := range []string{"results.json", "results.md", "ablation_builtin.png", "ablation_builtin.svg"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "results.md"))
+	for _, want := range []string{"    " + p.Command, "| gtformer default | ", "| gtformer tree-fixed | ", "| baseline tfidf-graph | "} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("results.md lacks %q:\n%s", want, md)
+		}
+	}
+
+	// Second invocation: everything finished, nothing loaded or trained.
+	metPath := filepath.Join(RunDir(out, "builtin", "tree-fixed", false, 2), MetricsFile)
+	before, _ := os.ReadFile(metPath)
+	log.Reset()
+	if _, err := p.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(lines(log.String(), " skipped ")); got != 4 || strings.Contains(log.String(), " done") || loads != 1 {
+		t.Errorf("second invocation: %d skipped, %d loads:\n%s", got, loads, log.String())
+	}
+
+	// Deleting one metrics.json redoes that run only, from its (finished)
+	// checkpoint: the same scores.
+	if err := os.Remove(metPath); err != nil {
+		t.Fatal(err)
+	}
+	log.Reset()
+	if _, err := p.Run(); err != nil {
+		t.Fatal(err)
+	}
+	done := lines(log.String(), " done")
+	if len(done) != 1 || !strings.Contains(done[0], "tree-fixed") || !strings.Contains(done[0], "seed 2") || !strings.Contains(done[0], "resumed after epoch 2") {
+		t.Errorf("after deleting one metrics.json:\n%s", log.String())
+	}
+	if got := len(lines(log.String(), " skipped ")); got != 3 {
+		t.Errorf("%d skipped, want 3:\n%s", got, log.String())
+	}
+	after, _ := os.ReadFile(metPath)
+	if scores(t, before) != scores(t, after) {
+		t.Errorf("resumed run scores differ:\n%s\n%s", before, after)
+	}
+
+	// Other settings in the same folder are refused, naming the change.
+	q := tinyPlan(out, &loads, "tree-fixed")
+	q.Options.Epochs = 3
+	if _, err := q.Run(); err == nil || !strings.Contains(err.Error(), "options.epochs 2, now 3") {
+		t.Errorf("changed epochs: %v", err)
+	}
+}
+
+// scores is the test block of a metrics.json (train_seconds differ between
+// sessions).
+func scores(t *testing.T, raw []byte) string {
+	var met outputs.Metrics
+	if err := json.Unmarshal(raw, &met); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(met.Test)
+	return string(b)
+}
