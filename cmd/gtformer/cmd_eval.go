@@ -6,6 +6,7 @@ import (
 	"math"
 	"path/filepath"
 
+	"github.com/gtformer/gtformer/corpus"
 	"github.com/gtformer/gtformer/evaluate"
 	"github.com/gtformer/gtformer/model"
 	"github.com/gtformer/gtformer/outputs"
@@ -43,19 +44,9 @@ and writes metrics.json.`)
 	if *k < 1 {
 		return usagef("--k must be positive")
 	}
-	m, seed, err := model.Load(*dir)
+	m, seed, g, err := loadModelAndCorpus(*dir, &d)
 	if err != nil {
 		return err
-	}
-	g, err := d.load()
-	if err != nil {
-		return err
-	}
-	if len(g.Vocab) != m.Cfg.Vocab {
-		return fmt.Errorf("%s has %d words, the model was trained on %d: evaluate on the training corpus", d.source(), len(g.Vocab), m.Cfg.Vocab)
-	}
-	if m.IDF == nil {
-		return fmt.Errorf("%s: the weights carry no idf buffer", *dir)
 	}
 	s := d.makeSplit(g)
 	in := model.NewInputs(g, m.IDF, m.Cfg.MaxLen, m.Cfg.Truncate)
@@ -108,4 +99,25 @@ func valueOrNaN(p *float64) float64 {
 		return math.NaN()
 	}
 	return *p
+}
+
+// loadModelAndCorpus loads a saved model and the corpus the data flags name,
+// and checks that the corpus uses the model's vocabulary (word ids into the
+// same voc.txt) and that the weights carry the training idf.
+func loadModelAndCorpus(dir string, d *dataFlags) (*model.Model, uint64, *corpus.Graph, error) {
+	m, seed, err := model.Load(dir)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	g, err := d.load()
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	if len(g.Vocab) != m.Cfg.Vocab {
+		return nil, 0, nil, fmt.Errorf("%s has %d words, the model was trained on %d: use the corpus the model was trained on (its voc.txt)", d.source(), len(g.Vocab), m.Cfg.Vocab)
+	}
+	if m.IDF == nil {
+		return nil, 0, nil, fmt.Errorf("%s: the weights carry no idf buffer", dir)
+	}
+	return m, seed, g, nil
 }

@@ -96,19 +96,9 @@ documents it links to. Rows follow the documents' order.`)
 	if *batch < 1 || *maxNbrs < 1 {
 		return usagef("--batch and --max-nbrs must be positive, got %d and %d", *batch, *maxNbrs)
 	}
-	m, _, err := model.Load(*dir)
+	m, _, g, err := loadModelAndCorpus(*dir, &d)
 	if err != nil {
 		return err
-	}
-	g, err := d.load()
-	if err != nil {
-		return err
-	}
-	if len(g.Vocab) != m.Cfg.Vocab {
-		return fmt.Errorf("%s has %d words, the model was trained on %d: embed needs the model's vocabulary", d.source(), len(g.Vocab), m.Cfg.Vocab)
-	}
-	if m.IDF == nil {
-		return fmt.Errorf("%s: the weights carry no idf buffer", *dir)
 	}
 	docs := make([]int32, g.NumDocs())
 	for i := range docs {
