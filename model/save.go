@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
@@ -35,14 +34,7 @@ func (m *Model) Save(dir string, seed uint64) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("save model: %w", err)
 	}
-	cfg, err := json.MarshalIndent(savedConfig{Format: "gtformer-model/1", Seed: seed, Config: m.Cfg}, "", "  ")
-	if err != nil {
-		return fmt.Errorf("save model: %w", err)
-	}
-	if err := atomicfile.WriteFile(filepath.Join(dir, ConfigFile), func(w io.Writer) error {
-		_, err := w.Write(append(cfg, '\n'))
-		return err
-	}); err != nil {
+	if err := atomicfile.WriteJSON(filepath.Join(dir, ConfigFile), savedConfig{Format: "gtformer-model/1", Seed: seed, Config: m.Cfg}); err != nil {
 		return fmt.Errorf("save model: %w", err)
 	}
 	if err := atomicfile.WriteFile(filepath.Join(dir, TreeFile), m.Topics.Tree.WriteJSON); err != nil {

@@ -5,7 +5,6 @@
 package outputs
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -120,14 +119,7 @@ func Write(dir string, m *model.Model, seed uint64, g *corpus.Graph, in *model.I
 func WriteMetrics(path string, met Metrics) error { return writeJSON(path, met) }
 
 func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("%s: %w", filepath.Base(path), err)
-	}
-	if err := atomicfile.WriteFile(path, func(w io.Writer) error {
-		_, err := w.Write(append(b, '\n'))
-		return err
-	}); err != nil {
+	if err := atomicfile.WriteJSON(path, v); err != nil {
 		return fmt.Errorf("%s: %w", filepath.Base(path), err)
 	}
 	return nil

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
@@ -57,14 +56,10 @@ func (t *Trainer) SaveCheckpoint(dir string) error {
 			return fmt.Errorf("checkpoint: %w", err)
 		}
 	}
-	js, err := json.MarshalIndent(trainerJSON{Format: "gtformer-trainer/1", Options: t.Opt, State: t.State, History: t.History}, "", "  ")
-	if err != nil {
+	if err := atomicfile.WriteJSON(filepath.Join(dir, trainerFile), trainerJSON{Format: "gtformer-trainer/1", Options: t.Opt, State: t.State, History: t.History}); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
-	return atomicfile.WriteFile(filepath.Join(dir, trainerFile), func(w io.Writer) error {
-		_, err := w.Write(append(js, '\n'))
-		return err
-	})
+	return nil
 }
 
 // Resume rebuilds a trainer from a checkpoint directory: model weights and
