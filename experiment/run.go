@@ -277,10 +277,10 @@ func (p *Plan) Run() (*Results, error) {
 				err = writeJSON(bpath, rec)
 			}
 			if err != nil {
-				fmt.Fprintf(logw, "%-8s %-20s %-7s failed   %v\n", ds.Name, "baselines", "", err)
+				fmt.Fprintf(logw, "%-8s %-20s %-7s %-8s %v\n", ds.Name, "baselines", "", "failed", err)
 				failures = append(failures, fmt.Errorf("%s baselines: %w", ds.Name, err))
 			} else {
-				fmt.Fprintf(logw, "%-8s %-20s %-7s done     %s %5.0f s\n", ds.Name, "baselines", "", rec.summary(), time.Since(began).Seconds())
+				fmt.Fprintf(logw, "%-8s %-20s %-7s %-8s %s %5.1f s\n", ds.Name, "baselines", "", "done", rec.summary(), time.Since(began).Seconds())
 			}
 		}
 		for _, v := range p.Variants {
@@ -292,7 +292,7 @@ func (p *Plan) Run() (*Results, error) {
 					if err := checkSpec(dir, want); err != nil {
 						return nil, err
 					}
-					fmt.Fprintf(logw, "%s skipped  %s %5.0f s (metrics.json exists)\n", head, keyMetrics(met), met.TrainSeconds)
+					fmt.Fprintf(logw, "%s %-8s %s %5.0f s (metrics.json exists)\n", head, "skipped", keyMetrics(met), met.TrainSeconds)
 					continue
 				} else if !errors.Is(err, os.ErrNotExist) {
 					return nil, err
@@ -307,15 +307,15 @@ func (p *Plan) Run() (*Results, error) {
 				met, resumed, err := p.runOne(ds.Name, g, s, v, seed, dir, want)
 				secs := time.Since(began).Seconds()
 				if err != nil {
-					fmt.Fprintf(logw, "%s failed   %v\n", head, err)
+					fmt.Fprintf(logw, "%s %-8s %v\n", head, "failed", err)
 					failures = append(failures, fmt.Errorf("%s %s seed %d: %w", ds.Name, v.Name, seed, err))
 					continue
 				}
-				state := "done   "
+				state := "done"
 				if resumed > 0 {
 					state = fmt.Sprintf("done (resumed after epoch %d)", resumed)
 				}
-				fmt.Fprintf(logw, "%s %s %s %5.0f s\n", head, state, keyMetrics(met), secs)
+				fmt.Fprintf(logw, "%s %-8s %s %5.0f s\n", head, state, keyMetrics(met), secs)
 			}
 		}
 	}

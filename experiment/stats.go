@@ -105,7 +105,7 @@ var Metrics = []Metric{
 	{"diversity", "diversity", 3, false, func(m *outputs.Metrics) (float64, bool) { return m.Topics.Diversity, m.Topics.Count > 0 }},
 	{"topics", "topics", 1, false, func(m *outputs.Metrics) (float64, bool) { return float64(m.Topics.Count), m.Topics.Count > 0 }},
 	{"depth", "depth", 1, false, func(m *outputs.Metrics) (float64, bool) { return float64(m.Topics.Depth), m.Topics.Count > 0 }},
-	{"train_seconds", "train time (s)", 0, false, func(m *outputs.Metrics) (float64, bool) { return m.TrainSeconds, m.TrainSeconds > 0 }},
+	{"train_seconds", "train time (s)", 1, false, func(m *outputs.Metrics) (float64, bool) { return m.TrainSeconds, m.TrainSeconds > 0 }},
 	{"docs_per_sec", "docs/s", 0, false, func(m *outputs.Metrics) (float64, bool) { return m.DocsPerSec, m.DocsPerSec > 0 }},
 }
 
