@@ -445,18 +445,12 @@ func readMetrics(path string) (*outputs.Metrics, error) {
 	return &m, nil
 }
 
+// writeJSON writes v atomically, making the folder first.
 func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(path, func(w io.Writer) error {
-		_, err := w.Write(append(b, '\n'))
-		return err
-	})
+	return atomicfile.WriteJSON(path, v)
 }
 
 // BaselineRecord is one baseline's scores in baselines.json, in percent;

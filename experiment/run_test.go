@@ -176,3 +176,81 @@ func scores(t *testing.T, raw []byte) string {
 	b, _ := json.Marshal(met.Test)
 	return string(b)
 }
+
+// TestPlanSupervisedAndFailures trains one supervised run into its own
+// folder, and a supervised run on a corpus without labels, which fails at
+// once: the failure is reported, the other run goes on, the results are
+// written, and Run returns an error naming the failed run.
+func TestPlanSupervisedAndFailures(t *testing.T) {
+	out := t.TempDir()
+	var loads int
+	var log bytes.Buffer
+	p := tinyPlan(out, &loads)
+	p.Seeds = []uint64{1}
+	p.Config.Supervised = true
+	p.Progress = &log
+	ok := p.Datasets[0]
+	p.Datasets = append(p.Datasets, Dataset{Name: "unlabelled", Load: func() (*corpus.Graph, *corpus.Split, error) {
+		g, s, err := ok.Load()
+		if err != nil {
+			return nil, nil, err
+		}
+		h := *g
+		h.Labels = nil
+		return &h, s, nil
+	}})
+	res, err := p.Run()
+	if err == nil || !strings.Contains(err.Error(), "1 run(s) failed") || !strings.Contains(err.Error(), "unlabelled default seed 1: supervised training needs labels") {
+		t.Fatalf("error %v\n%s", err, log.String())
+	}
+	if !strings.Contains(log.String(), "unlabelled default              seed 1  failed") {
+		t.Errorf("no failure line:\n%s", log.String())
+	}
+	dir := RunDir(out, "builtin", "default", true, 1)
+	if !strings.HasSuffix(dir, filepath.Join("default-supervised", "seed1")) {
+		t.Errorf("supervised run folder %s", dir)
+	}
+	if _, err := os.Stat(filepath.Join(dir, MetricsFile)); err != nil {
+		t.Fatal(err)
+	}
+	if res == nil || len(res.Groups) != 1 || !res.Groups[0].Supervised || res.Groups[0].Variants[0].Values["sup_micro_f1"].N != 1 {
+		t.Fatalf("results %+v", res)
+	}
+	if _, err := os.Stat(filepath.Join(out, "results.md")); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestPlanValidate(t *testing.T) {
+	var loads int
+	for _, c := range []struct {
+		name string
+		edit func(p *Plan)
+		msg  string
+	}{
+		{"no out", func(p *Plan) { p.Out = "" }, "no output folder"},
+		{"no seeds", func(p *Plan) { p.Seeds = nil }, "no seeds"},
+		{"repeated seeds", func(p *Plan) { p.Seeds = []uint64{2, 1, 2} }, "seeds [2 1 2] repeat"},
+		{"dataset path as name", func(p *Plan) { p.Datasets[0].Name = "a/b" }, `dataset name "a/b"`},
+		{"no datasets", func(p *Plan) { p.Datasets = nil }, "no datasets"},
+		{"bad width", func(p *Plan) { p.Config.Width = 15 }, "variant default: heads 2 must divide width 15"},
+		{"bad options", func(p *Plan) { p.Options.BatchLinks = 0 }, "batch of 0 links"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := tinyPlan("out", &loads)
+			c.edit(p)
+			if err := p.Validate(); err == nil || !strings.Contains(err.Error(), c.msg) {
+				t.Errorf("Validate: %v, want %q", err, c.msg)
+			}
+			if _, err := p.Run(); err == nil {
+				t.Error("Run ran an invalid plan")
+			}
+		})
+	}
+	if err := tinyPlan("out", &loads, "all").Validate(); err != nil {
+		t.Errorf("every variant of a valid plan: %v", err)
+	}
+	if loads != 0 {
+		t.Errorf("validation loaded data %d times", loads)
+	}
+}
