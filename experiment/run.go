@@ -283,7 +283,14 @@ func (p *Plan) Run() (*Results, error) {
 				fmt.Fprintf(logw, "%-8s %-20s %-7s %-8s %s %5.1f s\n", ds.Name, "baselines", "", "done", rec.summary(), time.Since(began).Seconds())
 			}
 		}
-		for _, v := range p.Variants {
+		for vi, v := range p.Variants {
+			// Same seed, same numbers: a variant that changes nothing here
+			// (lambda-topic-1 when λ_topic is already 1) would only repeat
+			// an earlier variant's runs.
+			if same := p.sameAs(vi); same != "" {
+				fmt.Fprintf(logw, "%-8s %-20s %-7s %-8s same settings as %s: its rows are %s's\n", ds.Name, v.Name, "", "skipped", same, same)
+				continue
+			}
 			for _, seed := range p.Seeds {
 				want := p.spec(ds.Name, v, seed)
 				dir := RunDir(p.Out, ds.Name, v.Name, want.Supervised, seed)
@@ -331,6 +338,24 @@ func (p *Plan) Run() (*Results, error) {
 		return res, fmt.Errorf("%d run(s) failed: %w", len(failures), errors.Join(failures...))
 	}
 	return res, nil
+}
+
+// sameAs returns the name of an earlier variant of the plan whose settings
+// equal those of variant i, or "".
+func (p *Plan) sameAs(i int) string {
+	spec := func(v Variant) string {
+		s := p.spec("", v, 0)
+		s.Variant = ""
+		b, _ := json.Marshal(s)
+		return string(b)
+	}
+	mine := spec(p.Variants[i])
+	for _, v := range p.Variants[:i] {
+		if spec(v) == mine {
+			return v.Name
+		}
+	}
+	return ""
 }
 
 // keyMetrics formats the scores a progress line shows.

@@ -178,14 +178,14 @@ func scores(t *testing.T, raw []byte) string {
 }
 
 // TestPlanSupervisedAndFailures trains one supervised run into its own
-// folder, and a supervised run on a corpus without labels, which fails at
+// folder (and not the same settings again as lambda-topic-1), and a supervised run on a corpus without labels, which fails at
 // once: the failure is reported, the other run goes on, the results are
 // written, and Run returns an error naming the failed run.
 func TestPlanSupervisedAndFailures(t *testing.T) {
 	out := t.TempDir()
 	var loads int
 	var log bytes.Buffer
-	p := tinyPlan(out, &loads)
+	p := tinyPlan(out, &loads, "lambda-topic-1")
 	p.Seeds = []uint64{1}
 	p.Config.Supervised = true
 	p.Progress = &log
@@ -205,6 +205,13 @@ func TestPlanSupervisedAndFailures(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "unlabelled default              seed 1  failed") {
 		t.Errorf("no failure line:\n%s", log.String())
+	}
+	// λ_topic is already 1: lambda-topic-1 would repeat default's runs.
+	if !strings.Contains(log.String(), "builtin  lambda-topic-1               skipped  same settings as default") {
+		t.Errorf("lambda-topic-1 not recognised as default:\n%s", log.String())
+	}
+	if _, err := os.Stat(RunDir(out, "builtin", "lambda-topic-1", true, 1)); err == nil {
+		t.Error("lambda-topic-1 trained")
 	}
 	dir := RunDir(out, "builtin", "default", true, 1)
 	if !strings.HasSuffix(dir, filepath.Join("default-supervised", "seed1")) {

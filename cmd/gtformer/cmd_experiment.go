@@ -188,6 +188,9 @@ func resolveDataset(name, root string) (dsName, path string, err error) {
 		path, dsName = filepath.Join(root, name), name
 	}
 	if _, err := os.Stat(path); err != nil {
+		if path != name {
+			return "", "", fmt.Errorf("dataset %s: %w (names are looked up under --data-root %s)", name, err, root)
+		}
 		return "", "", fmt.Errorf("dataset %s: %w", name, err)
 	}
 	if dsName == "" || dsName == "." || dsName == ".." || dsName == string(filepath.Separator) {
