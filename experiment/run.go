@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -175,16 +176,22 @@ func checkSpec(dir string, want runSpec) error {
 	if err != nil {
 		return err
 	}
-	var have runSpec
+	// Compared as raw JSON, not through runSpec: a setting missing from
+	// the file must stay missing, not become its zero value.
+	var have map[string]any
 	if err := json.Unmarshal(raw, &have); err != nil {
 		return fmt.Errorf("%s: %w", filepath.Join(dir, RunFile), err)
 	}
-	have.Command, want.Command = "", ""
+	delete(have, "command")
+	want.Command = ""
+	// Only settings both sides know are compared: a setting added to (or
+	// removed from) gtformer after the run was made must not lock an
+	// experiment out of its own finished runs.
 	a, b := flatten(have), flatten(want)
 	var diff []string
-	for _, k := range slices.Sorted(keys(a, b)) {
-		if a[k] != b[k] {
-			diff = append(diff, fmt.Sprintf("%s %s, now %s", k, orNone(a[k]), orNone(b[k])))
+	for _, k := range slices.Sorted(maps.Keys(a)) {
+		if bk, ok := b[k]; ok && a[k] != bk {
+			diff = append(diff, fmt.Sprintf("%s %s, now %s", k, a[k], bk))
 		}
 	}
 	if len(diff) > 0 {
@@ -193,7 +200,8 @@ func checkSpec(dir string, want runSpec) error {
 	return nil
 }
 
-// flatten maps a JSON value to dotted paths and the JSON text of each leaf.
+// flatten maps a value, as JSON, to dotted paths and the JSON text of each
+// leaf.
 func flatten(v any) map[string]string {
 	raw, _ := json.Marshal(v)
 	var tree any
@@ -212,29 +220,6 @@ func flatten(v any) map[string]string {
 	}
 	walk("", tree)
 	return out
-}
-
-func keys(ms ...map[string]string) func(func(string) bool) {
-	seen := map[string]bool{}
-	for _, m := range ms {
-		for k := range m {
-			seen[k] = true
-		}
-	}
-	return func(yield func(string) bool) {
-		for k := range seen {
-			if !yield(k) {
-				return
-			}
-		}
-	}
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "unset"
-	}
-	return s
 }
 
 // Run carries out the plan: for each dataset its baselines, then every

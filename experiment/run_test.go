@@ -261,3 +261,49 @@ func TestPlanValidate(t *testing.T) {
 		t.Errorf("validation loaded data %d times", loads)
 	}
 }
+
+// TestCheckSpec: a run folder's run.json must agree with the plan on every
+// setting both know; settings it predates (or that were removed since) do
+// not count, nor does the command line.
+func TestCheckSpec(t *testing.T) {
+	var loads int
+	p := tinyPlan("out", &loads)
+	v, _ := LookupVariant(DefaultVariant)
+	want := p.spec("builtin", v, 1)
+	write := func(edit func(m map[string]any)) string {
+		dir := t.TempDir()
+		raw, _ := json.Marshal(want)
+		var m map[string]any
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Fatal(err)
+		}
+		edit(m)
+		if err := writeJSON(filepath.Join(dir, RunFile), m); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	for _, c := range []struct {
+		name string
+		edit func(m map[string]any)
+		err  string
+	}{
+		{"same", func(map[string]any) {}, ""},
+		{"other command", func(m map[string]any) { m["command"] = "gtformer experiment --data builtin" }, ""},
+		{"predates a setting", func(m map[string]any) { delete(m["options"].(map[string]any), "warmup") }, ""},
+		{"a setting since removed", func(m map[string]any) { m["config"].(map[string]any)["old_knob"] = 3 }, ""},
+		{"other width", func(m map[string]any) { m["config"].(map[string]any)["width"] = 32 }, "config.width 32, now 16"},
+		{"other tree", func(m map[string]any) { m["config"].(map[string]any)["tree"].(map[string]any)["mode"] = "flat" }, `config.tree.mode "flat", now "grow"`},
+		{"unsupervised run", func(m map[string]any) { m["supervised"] = true }, "supervised true, now false"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := checkSpec(write(c.edit), want)
+			if (c.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.err)) {
+				t.Errorf("checkSpec: %v, want %q", err, c.err)
+			}
+		})
+	}
+	if err := checkSpec(t.TempDir(), want); err != nil {
+		t.Errorf("folder without run.json: %v", err)
+	}
+}
