@@ -29,6 +29,11 @@ type Options struct {
 	// gradient through neighbours).
 	Nesting string `json:"nesting"`
 
+	// TopicInit is "kmeans" (before the first step, place the topics at a
+	// hierarchical k-means clustering of the training documents' initial
+	// embeddings; see model.InitTopicsFromDocs) or "random" (as built).
+	TopicInit string `json:"topic_init"`
+
 	ValidEvery int `json:"valid_every"` // epochs between validations (the last epoch always validates)
 	GrowEvery  int `json:"grow_every"`  // epochs between tree updates (tree mode "grow")
 	EmbedBatch int `json:"embed_batch"` // documents per inference batch
@@ -52,7 +57,7 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{
 		Epochs: 12, BatchLinks: 32, LR: 1e-3, LRFloor: 1e-5, Warmup: 100,
-		WeightDecay: 0.01, Clip: 1, Seed: 1, Nesting: "cache",
+		WeightDecay: 0.01, Clip: 1, Seed: 1, Nesting: "cache", TopicInit: "random",
 		ValidEvery: 2, GrowEvery: 2, EmbedBatch: 128, MaxNbrs: 64,
 	}
 }
@@ -72,6 +77,7 @@ func (o *Options) Validate() error {
 	check(o.Warmup >= 0, "warm-up %d must be non-negative", o.Warmup)
 	check(o.WeightDecay >= 0 && o.Clip >= 0, "weight decay and clip must be non-negative")
 	check(o.Nesting == "full" || o.Nesting == "cache", "nesting %q: want full or cache", o.Nesting)
+	check(o.TopicInit == "kmeans" || o.TopicInit == "random" || o.TopicInit == "", "topic init %q: want kmeans or random", o.TopicInit)
 	check(o.ValidEvery >= 1 && o.GrowEvery >= 1, "validation and growth intervals must be positive")
 	check(o.EmbedBatch >= 1 && o.MaxNbrs >= 1, "inference batch and neighbour cap must be positive")
 	return errors.Join(errs...)

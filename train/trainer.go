@@ -136,6 +136,12 @@ func (t *Trainer) schedule() optim.Schedule {
 // epochs of this session and, if Opt.Epochs is not reached yet, leaves the
 // model at its current state (the checkpoint continues from there).
 func (t *Trainer) Run() error {
+	if t.State.Epoch == 0 && t.State.Step == 0 && t.Opt.TopicInit == "kmeans" {
+		emb := t.Model.Embed(t.In, t.S.Train, func(d int32) []int32 { return t.S.TrainNeighbors(int(d)) }, t.Opt.MaxNbrs, t.Opt.EmbedBatch)
+		if err := t.Model.InitTopicsFromDocs(emb.Tangent, t.Opt.Seed); err != nil {
+			return err
+		}
+	}
 	for ran := 0; t.State.Epoch < t.Opt.Epochs; {
 		if t.Opt.StopAfter > 0 && ran == t.Opt.StopAfter {
 			fmt.Fprintf(t.log, "stopped after epoch %d of %d as asked (resume to continue)\n", t.State.Epoch, t.Opt.Epochs)

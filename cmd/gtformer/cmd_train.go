@@ -42,6 +42,7 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&o.LR, "lr", o.LR, "peak learning rate (AdamW, warm-up then cosine decay)")
 	fs.IntVar(&o.Warmup, "warmup", o.Warmup, "warm-up steps")
 	fs.Float64Var(&o.WeightDecay, "weight-decay", o.WeightDecay, "AdamW weight decay")
+	fs.StringVar(&o.TopicInit, "topic-init", o.TopicInit, "kmeans (start the topics at a hierarchical clustering of the documents' initial embeddings) or random")
 	fs.StringVar(&o.Nesting, "nesting", o.Nesting, "neighbour encoding: full (neighbours encoded in the same pass) or cache (historical [CLS], refreshed every epoch)")
 	fs.IntVar(&o.ValidEvery, "valid-every", o.ValidEvery, "epochs between validations")
 	fs.IntVar(&o.GrowEvery, "grow-every", o.GrowEvery, "epochs between tree growth/pruning steps")
