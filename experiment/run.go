@@ -225,9 +225,9 @@ func flatten(v any) map[string]string {
 // Run carries out the plan: for each dataset its baselines, then every
 // variant × seed not finished yet; then it collects all runs in Out
 // (including earlier ones) and writes results.json, results.md and the
-// ablation charts. A failed run is reported and the others go on; Run then
-// returns an error naming the failures, after writing the results of the
-// runs that finished.
+// ablation charts. A failed run, or a dataset that does not load, is
+// reported and the others go on; Run then returns an error naming the
+// failures, after writing the results of the runs that finished.
 func (p *Plan) Run() (*Results, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
@@ -237,6 +237,7 @@ func (p *Plan) Run() (*Results, error) {
 		logw = io.Discard
 	}
 	var failures []error
+datasets:
 	for _, ds := range p.Datasets {
 		var g *corpus.Graph
 		var s *corpus.Split
@@ -254,7 +255,9 @@ func (p *Plan) Run() (*Results, error) {
 		bpath := filepath.Join(p.Out, "runs", ds.Name, BaselinesFile)
 		if _, err := os.Stat(bpath); err != nil {
 			if err := load(); err != nil {
-				return nil, err
+				fmt.Fprintf(logw, "%-8s %-20s %-7s %-8s %v\n", ds.Name, "", "", "failed", err)
+				failures = append(failures, err)
+				continue datasets
 			}
 			began := time.Now()
 			rec, err := computeBaselines(ds.Name, g, s)
@@ -293,7 +296,9 @@ func (p *Plan) Run() (*Results, error) {
 					return nil, err
 				}
 				if err := load(); err != nil {
-					return nil, err
+					fmt.Fprintf(logw, "%-8s %-20s %-7s %-8s %v\n", ds.Name, "", "", "failed", err)
+					failures = append(failures, err)
+					continue datasets
 				}
 				began := time.Now()
 				met, resumed, err := p.runOne(ds.Name, g, s, v, seed, dir, want)
@@ -320,7 +325,7 @@ func (p *Plan) Run() (*Results, error) {
 		return res, err
 	}
 	if len(failures) > 0 {
-		return res, fmt.Errorf("%d run(s) failed: %w", len(failures), errors.Join(failures...))
+		return res, fmt.Errorf("%d failure(s): %w", len(failures), errors.Join(failures...))
 	}
 	return res, nil
 }

@@ -3,6 +3,7 @@ package experiment
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -178,9 +179,10 @@ func scores(t *testing.T, raw []byte) string {
 }
 
 // TestPlanSupervisedAndFailures trains one supervised run into its own
-// folder (and not the same settings again as lambda-topic-1), and a supervised run on a corpus without labels, which fails at
-// once: the failure is reported, the other run goes on, the results are
-// written, and Run returns an error naming the failed run.
+// folder (and not the same settings again as lambda-topic-1); a supervised
+// run on a corpus without labels fails at once, and a dataset does not
+// load: the failures are reported, the other run goes on, the results are
+// written, and Run returns an error naming each failure.
 func TestPlanSupervisedAndFailures(t *testing.T) {
 	out := t.TempDir()
 	var loads int
@@ -199,8 +201,11 @@ func TestPlanSupervisedAndFailures(t *testing.T) {
 		h.Labels = nil
 		return &h, s, nil
 	}})
+	p.Datasets = append(p.Datasets, Dataset{Name: "broken", Load: func() (*corpus.Graph, *corpus.Split, error) {
+		return nil, nil, errors.New("contents.txt:3: bad line")
+	}})
 	res, err := p.Run()
-	if err == nil || !strings.Contains(err.Error(), "1 run(s) failed") || !strings.Contains(err.Error(), "unlabelled default seed 1: supervised training needs labels") {
+	if err == nil || !strings.Contains(err.Error(), "2 failure(s)") || !strings.Contains(err.Error(), "dataset broken: contents.txt:3: bad line") || !strings.Contains(err.Error(), "unlabelled default seed 1: supervised training needs labels") {
 		t.Fatalf("error %v\n%s", err, log.String())
 	}
 	if !strings.Contains(log.String(), "unlabelled default              seed 1  failed") {
