@@ -53,7 +53,7 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.MaxLen, "max-len", c.MaxLen, "word tokens kept per document")
 	fs.StringVar(&c.Truncate, "truncate", c.Truncate, "which words a long document keeps: head or tfidf")
 	var dropout float64 = float64(c.Dropout)
-	fs.Func("dropout", fmt.Sprintf("dropout rate (default %g)", dropout), func(s string) error {
+	fs.Func("dropout", fmt.Sprintf("dropout rate (default %g)", c.Dropout), func(s string) error {
 		_, err := fmt.Sscan(s, &dropout)
 		c.Dropout = float32(dropout)
 		return err
