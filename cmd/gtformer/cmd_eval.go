@@ -13,6 +13,7 @@ import (
 	"github.com/gtformer/gtformer/plots"
 	"github.com/gtformer/gtformer/tensor"
 	"github.com/gtformer/gtformer/train"
+	"github.com/gtformer/gtformer/tsne"
 )
 
 func init() {
@@ -120,4 +121,31 @@ func loadModelAndCorpus(dir string, d *dataFlags) (*model.Model, uint64, *corpus
 		return nil, 0, nil, fmt.Errorf("%s: the weights carry no idf buffer", dir)
 	}
 	return m, seed, g, nil
+}
+
+// writeMap lays out the test documents by t-SNE of their tangent vectors
+// log_o d (Euclidean distances there are the model's geometry seen from the
+// origin) and draws them coloured by label, as map.png and map.svg in dir.
+// Corpora without labels or with too few test documents get no map.
+func writeMap(dir, title string, g *corpus.Graph, s *corpus.Split, emb *model.Embeddings, seed uint64) error {
+	if g.Labels == nil || len(s.Test) < 10 {
+		return nil
+	}
+	n := emb.Width
+	x := make([]float32, 0, len(s.Test)*n)
+	labels := make([]int, len(s.Test))
+	for i, d := range s.Test {
+		x = append(x, emb.Tangent[int(d)*n:int(d+1)*n]...)
+		labels[i] = int(g.Labels[d])
+	}
+	cfg := tsne.Config{Seed: seed, Perplexity: math.Min(30, float64(len(s.Test)-2)/3)}
+	res, err := tsne.Embed32(x, len(s.Test), n, cfg)
+	if err != nil {
+		return fmt.Errorf("document map: %w", err)
+	}
+	fig, err := plots.DocumentMap(plots.Map{Title: title, XY: res.Y, Labels: labels, LabelNames: g.LabelNames})
+	if err != nil {
+		return fmt.Errorf("document map: %w", err)
+	}
+	return fig.Save(filepath.Join(dir, "map"))
 }

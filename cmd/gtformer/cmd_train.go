@@ -200,6 +200,9 @@ Prints the learned topic tree and the test metrics; writes the outputs to
 	if err := writeCurves(*out, fmt.Sprintf("%s, seed %d", met.Dataset, opt.Seed), tr.History); err != nil {
 		return err
 	}
+	if err := writeMap(*out, fmt.Sprintf("%s test documents (t-SNE of log_o d), seed %d", met.Dataset, opt.Seed), g, s, res.Emb, opt.Seed); err != nil {
+		return err
+	}
 	if err := outputs.WriteTopicsText(stdout, tr.Model, outputs.Topics(tr.Model, g, res.Emb.Theta, tr.In.Len)); err != nil {
 		return err
 	}
