@@ -39,6 +39,9 @@ and writes metrics.json.`)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q", fs.Arg(0))
+	}
 	if *dir == "" {
 		return usagef("--model is required")
 	}
