@@ -61,7 +61,8 @@ type Plan struct {
 	// Checkpoint and Log are set per run.
 	Config  model.Config
 	Options train.Options
-	// Glove initialises word rows from the dataset's word vectors.
+	// Glove initialises word rows from the dataset's word vectors, for the
+	// datasets that have them (as gtformer train does by default).
 	Glove bool
 
 	// Command is the command line that made the plan; it is recorded in
@@ -371,9 +372,6 @@ func (p *Plan) runOne(dataset string, g *corpus.Graph, s *corpus.Split, v Varian
 	if cfg.Supervised && g.Labels == nil {
 		return nil, 0, fmt.Errorf("supervised training needs labels, and %s has none", dataset)
 	}
-	if p.Glove && g.WordVectors == nil {
-		return nil, 0, fmt.Errorf("--glove: %s has no word vectors", dataset)
-	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, 0, err
 	}
@@ -405,7 +403,7 @@ func (p *Plan) runOne(dataset string, g *corpus.Graph, s *corpus.Split, v Varian
 		if err != nil {
 			return nil, 0, err
 		}
-		if p.Glove {
+		if p.Glove && g.WordVectors != nil {
 			if err := m.InitWordVectors(g.WordVectors, g.WordDim, seed); err != nil {
 				return nil, 0, err
 			}

@@ -82,7 +82,7 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&c.LambdaTopic, "lambda-topic", c.LambdaTopic, "weight of the topic reconstruction loss")
 	fs.Float64Var(&c.LambdaSup, "lambda-sup", c.LambdaSup, "weight of the supervised loss")
 	fs.IntVar(&c.Neighbors, "neighbors", c.Neighbors, "sampled neighbours per document (k)")
-	fs.BoolVar(&f.glove, "glove", false, "initialise word rows from the corpus's word vectors (word_embeddings_glove_300d.txt)")
+	fs.BoolVar(&f.glove, "glove", true, "initialise word rows from the corpus's word vectors (word_embeddings_glove_300d.txt) when it has them")
 }
 
 // builtinProfile shrinks the defaults for the built-in corpus (1,500 short
@@ -162,10 +162,12 @@ Prints the learned topic tree and the test metrics; writes the outputs to
 		if err != nil {
 			return usagef("%v", err)
 		}
-		if mf.glove {
-			if g.WordVectors == nil {
-				return usagef("--glove: %s has no word vectors", d.source())
-			}
+		gloveSet := false
+		fs.Visit(func(fl *flag.Flag) { gloveSet = gloveSet || fl.Name == "glove" })
+		if mf.glove && g.WordVectors == nil && gloveSet {
+			return usagef("--glove: %s has no word vectors", d.source())
+		}
+		if mf.glove && g.WordVectors != nil {
 			if err := m.InitWordVectors(g.WordVectors, g.WordDim, opt.Seed); err != nil {
 				return err
 			}
