@@ -343,6 +343,11 @@ func (t *Trainer) batch(links [][2]int32, nbrTable []int32, k int) *model.Batch 
 // validate embeds the training documents, scores kNN Micro-F1 on the
 // validation documents and link AUC among them, keeps the best state, and
 // (when grow) updates the topic tree from the training documents' θ.
+//
+// The links among validation documents are training links (the protocol
+// trains on every link among training documents), so the validation AUC is
+// an optimistic, in-sample figure; it still ranks epochs, and breaks ties
+// when the validation F1 saturates.
 func (t *Trainer) validate(rec *EpochLog, grow bool) error {
 	m := t.Model
 	docs := t.S.Train
