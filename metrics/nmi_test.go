@@ -9,12 +9,12 @@ import (
 // normalisation), worked by hand here:
 //   - identical partitions up to renaming: 1.
 //   - a = [0,0,1,1], b = [0,1,0,1]: independent, 0.
-//   - a = [0,0,0,1,1,1], b = [0,0,1,1,2,2]: H(a) = ln 2, H(b) = ln 3,
-//     I = H(b) − H(b|a) = ln 3 − (2/3)·ln 2 ... computed below from the
-//     joint counts {(0,0):2,(0,1):1,(1,1):1,(1,2):2}:
+//   - a = [0,0,0,1,1,1], b = [0,0,1,1,2,2]: H(a) = ln 2, H(b) = ln 3; from
+//     the joint counts {(0,0):2, (0,1):1, (1,1):1, (1,2):2},
 //     I = Σ p·ln(p/(pa·pb)) = 2·(1/3)·ln((1/3)/(1/2·1/3)) + 2·(1/6)·ln((1/6)/(1/2·1/3))
-//       = (2/3)·ln 2 + (1/3)·ln 1 = (2/3)·ln 2,
-//     NMI = (2/3)·ln 2 / ((ln 2 + ln 3)/2) = 0.5158...
+//       = (2/3)·ln 2 + (1/3)·ln 1 = (2/3)·ln 2
+//     (check: H(b|a) = −(2/3·ln 2/3 + 1/3·ln 1/3) = ln 3 − (2/3)·ln 2, and
+//     I = H(b) − H(b|a)), so NMI = (2/3)·ln 2 / ((ln 2 + ln 3)/2) ≈ 0.5158.
 func TestNMI(t *testing.T) {
 	cases := []struct {
 		a, b []int32
