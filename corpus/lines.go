@@ -109,3 +109,27 @@ func quote(tok []byte) string {
 	}
 	return string(tok)
 }
+
+// eachLine calls fn for every line of r with its 1-based number, stopping at
+// the first error: the loop every parser of the folder format shares. A read
+// error is reported at the line being read; an error from fn that is not
+// already a *ParseError is reported at fn's line.
+func eachLine(r io.Reader, file string, fn func(line []byte, n int) error) error {
+	lr := newLineReader(r)
+	for {
+		line, err := lr.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return &ParseError{File: file, Line: lr.line + 1, Err: err}
+		}
+		if err := fn(line, lr.line); err != nil {
+			var pe *ParseError
+			if errors.As(err, &pe) {
+				return err
+			}
+			return &ParseError{File: file, Line: lr.line, Err: err}
+		}
+	}
+}

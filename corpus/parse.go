@@ -22,33 +22,28 @@ const maxID = math.MaxInt32
 // are trimmed of surrounding spaces and tabs; an empty word, invalid UTF-8
 // or a repeated word is an error.
 func parseVocab(r io.Reader, file string) ([]string, error) {
-	lr := newLineReader(r)
 	var words []string
 	seen := make(map[string]int)
-	for {
-		line, err := lr.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, &ParseError{File: file, Line: lr.line + 1, Err: err}
-		}
+	if err := eachLine(r, file, func(line []byte, ln int) error {
 		w := strings.Trim(string(line), " \t")
 		switch {
 		case w == "":
-			return nil, parseErrorf(file, lr.line, "empty word (line %d is word id %d)", lr.line, lr.line-1)
+			return parseErrorf(file, ln, "empty word (line %d is word id %d)", ln, ln-1)
 		case !utf8.ValidString(w):
-			return nil, parseErrorf(file, lr.line, "word %q is not valid UTF-8", quote([]byte(w)))
+			return parseErrorf(file, ln, "word %q is not valid UTF-8", quote([]byte(w)))
 		case hasControl(w):
-			return nil, parseErrorf(file, lr.line, "word %q contains a control character", quote([]byte(w)))
+			return parseErrorf(file, ln, "word %q contains a control character", quote([]byte(w)))
 		case len(words) >= maxID:
-			return nil, parseErrorf(file, lr.line, "more than %d words", maxID)
+			return parseErrorf(file, ln, "more than %d words", maxID)
 		}
 		if first, dup := seen[w]; dup {
-			return nil, parseErrorf(file, lr.line, "word %q repeats line %d", w, first)
+			return parseErrorf(file, ln, "word %q repeats line %d", w, first)
 		}
-		seen[w] = lr.line
+		seen[w] = ln
 		words = append(words, w)
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	if len(words) == 0 {
 		return nil, &ParseError{File: file, Err: errors.New("empty vocabulary")}
@@ -60,18 +55,10 @@ func parseVocab(r io.Reader, file string) ([]string, error) {
 // (0-based into a vocabulary of vocabSize words) separated by spaces or
 // tabs. An empty line is an empty document.
 func parseContents(r io.Reader, file string, vocabSize int) (tokens []int32, docPtr []int64, err error) {
-	lr := newLineReader(r)
 	docPtr = []int64{0}
-	for {
-		line, err := lr.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, nil, &ParseError{File: file, Line: lr.line + 1, Err: err}
-		}
+	if err := eachLine(r, file, func(line []byte, ln int) error {
 		if len(docPtr) > maxID {
-			return nil, nil, parseErrorf(file, lr.line, "more than %d documents", maxID)
+			return parseErrorf(file, ln, "more than %d documents", maxID)
 		}
 		ferr := fields(line, func(tok []byte) error {
 			n, ok := parseID(tok)
@@ -85,9 +72,12 @@ func parseContents(r io.Reader, file string, vocabSize int) (tokens []int32, doc
 			return nil
 		})
 		if ferr != nil {
-			return nil, nil, &ParseError{File: file, Line: lr.line, Err: ferr}
+			return ferr // eachLine reports it at this line
 		}
 		docPtr = append(docPtr, int64(len(tokens)))
+		return nil
+	}); err != nil {
+		return nil, nil, err
 	}
 	if len(docPtr) == 1 {
 		return nil, nil, &ParseError{File: file, Err: fmt.Errorf("%w: no documents", ErrEmpty)}
@@ -103,16 +93,8 @@ func parseContents(r io.Reader, file string, vocabSize int) (tokens []int32, doc
 // direction, repeats and self-links are allowed (the graph drops them);
 // blank lines are skipped.
 func parseLinks(r io.Reader, file string, numDocs int) ([][2]int32, error) {
-	lr := newLineReader(r)
 	var links [][2]int32
-	for {
-		line, err := lr.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, &ParseError{File: file, Line: lr.line + 1, Err: err}
-		}
+	if err := eachLine(r, file, func(line []byte, ln int) error {
 		var ends [2]int32
 		k := 0
 		ferr := fields(line, func(tok []byte) error {
@@ -134,11 +116,14 @@ func parseLinks(r io.Reader, file string, numDocs int) ([][2]int32, error) {
 			ferr = errors.New("one document id; a link needs two")
 		}
 		if ferr != nil {
-			return nil, &ParseError{File: file, Line: lr.line, Err: ferr}
+			return ferr // eachLine reports it at this line
 		}
 		if k == 2 {
 			links = append(links, ends)
 		}
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	return links, nil
 }
@@ -146,30 +131,25 @@ func parseLinks(r io.Reader, file string, numDocs int) ([][2]int32, error) {
 // parseLabels reads labels.txt: one non-negative integer label per line,
 // exactly one line per document.
 func parseLabels(r io.Reader, file string, numDocs int) ([]int32, error) {
-	lr := newLineReader(r)
 	labels := make([]int32, 0, numDocs)
-	for {
-		line, err := lr.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, &ParseError{File: file, Line: lr.line + 1, Err: err}
-		}
+	if err := eachLine(r, file, func(line []byte, ln int) error {
 		if len(labels) == numDocs {
-			return nil, parseErrorf(file, lr.line, "more labels than documents (contents.txt has %d documents)", numDocs)
+			return parseErrorf(file, ln, "more labels than documents (contents.txt has %d documents)", numDocs)
 		}
 		tok := []byte(strings.Trim(string(line), " \t"))
 		n, ok := parseID(tok)
 		switch {
 		case len(tok) == 0:
-			return nil, parseErrorf(file, lr.line, "empty line: expected the label of document %d", len(labels))
+			return parseErrorf(file, ln, "empty line: expected the label of document %d", len(labels))
 		case !ok:
-			return nil, parseErrorf(file, lr.line, "label %q is not an integer", quote(tok))
+			return parseErrorf(file, ln, "label %q is not an integer", quote(tok))
 		case n < 0 || n >= maxID:
-			return nil, parseErrorf(file, lr.line, "label %s out of range (labels are 0, 1, 2, ...)", quote(tok))
+			return parseErrorf(file, ln, "label %s out of range (labels are 0, 1, 2, ...)", quote(tok))
 		}
 		labels = append(labels, int32(n))
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	if len(labels) != numDocs {
 		return nil, &ParseError{File: file, Err: fmt.Errorf("%d labels for %d documents (one label per line of contents.txt)", len(labels), numDocs)}
@@ -180,28 +160,23 @@ func parseLabels(r io.Reader, file string, numDocs int) ([]int32, error) {
 // parseLabelNames reads label_names.txt: line k names label k. Names are
 // trimmed of surrounding spaces and tabs and may contain spaces.
 func parseLabelNames(r io.Reader, file string) ([]string, error) {
-	lr := newLineReader(r)
 	var names []string
-	for {
-		line, err := lr.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, &ParseError{File: file, Line: lr.line + 1, Err: err}
-		}
+	if err := eachLine(r, file, func(line []byte, ln int) error {
 		name := strings.Trim(string(line), " \t")
 		switch {
 		case name == "":
-			return nil, parseErrorf(file, lr.line, "empty name for label %d", len(names))
+			return parseErrorf(file, ln, "empty name for label %d", len(names))
 		case !utf8.ValidString(name):
-			return nil, parseErrorf(file, lr.line, "label name %q is not valid UTF-8", quote([]byte(name)))
+			return parseErrorf(file, ln, "label name %q is not valid UTF-8", quote([]byte(name)))
 		case hasControl(name):
-			return nil, parseErrorf(file, lr.line, "label name %q contains a control character", quote([]byte(name)))
+			return parseErrorf(file, ln, "label name %q contains a control character", quote([]byte(name)))
 		case len(names) >= maxID:
-			return nil, parseErrorf(file, lr.line, "more than %d label names", maxID)
+			return parseErrorf(file, ln, "more than %d label names", maxID)
 		}
 		names = append(names, name)
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	if len(names) == 0 {
 		return nil, &ParseError{File: file, Err: errors.New("no label names")}
@@ -228,20 +203,12 @@ func checkLabelNames(labels []int32, names []string, labelsFile, namesFile strin
 // parseEmbeddings reads the word-vector file: one row of dim floats per
 // vocabulary word, separated by spaces or tabs. The values must be finite.
 func parseEmbeddings(r io.Reader, file string, vocabSize, dim int) ([]float32, error) {
-	lr := newLineReader(r)
 	// Grow as rows arrive rather than trusting vocabSize*dim up front, so a
 	// tiny file with a huge claimed vocabulary cannot force a huge allocation.
 	var vec []float32
-	for {
-		line, err := lr.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, &ParseError{File: file, Line: lr.line + 1, Err: err}
-		}
-		if lr.line > vocabSize {
-			return nil, parseErrorf(file, lr.line, "more rows than words (voc.txt has %d words)", vocabSize)
+	if err := eachLine(r, file, func(line []byte, ln int) error {
+		if ln > vocabSize {
+			return parseErrorf(file, ln, "more rows than words (voc.txt has %d words)", vocabSize)
 		}
 		k := 0
 		ferr := fields(line, func(tok []byte) error {
@@ -260,8 +227,11 @@ func parseEmbeddings(r io.Reader, file string, vocabSize, dim int) ([]float32, e
 			ferr = fmt.Errorf("row has %d values, want %d (one %d-dimensional vector per word)", k, dim, dim)
 		}
 		if ferr != nil {
-			return nil, &ParseError{File: file, Line: lr.line, Err: ferr}
+			return ferr // eachLine reports it at this line
 		}
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	if rows := len(vec) / dim; rows != vocabSize {
 		return nil, &ParseError{File: file, Err: fmt.Errorf("%d rows for %d vocabulary words (one row per line of voc.txt)", rows, vocabSize)}
