@@ -150,96 +150,93 @@ func checkLine(s string) error {
 // pieces: no per-document allocation, which matters at 500,000 documents.
 const flushAt = 64 << 10
 
-func writeLines(w io.Writer, lines []string) error {
-	buf := make([]byte, 0, flushAt+256)
-	for _, s := range lines {
-		buf = append(buf, s...)
-		buf = append(buf, '\n')
-		if len(buf) >= flushAt {
-			if _, err := w.Write(buf); err != nil {
-				return err
-			}
-			buf = buf[:0]
-		}
+// chunks is that reused slice: callers append to buf and call spill after
+// each record; done writes the rest.
+type chunks struct {
+	w   io.Writer
+	buf []byte
+	err error
+}
+
+func newChunks(w io.Writer) *chunks { return &chunks{w: w, buf: make([]byte, 0, flushAt+256)} }
+
+// spill writes buf once it holds flushAt bytes; after an error it keeps
+// the first and drops what follows.
+func (c *chunks) spill() {
+	if len(c.buf) < flushAt {
+		return
 	}
-	_, err := w.Write(buf)
-	return err
+	if c.err == nil {
+		_, c.err = c.w.Write(c.buf)
+	}
+	c.buf = c.buf[:0]
+}
+
+func (c *chunks) done() error {
+	if c.err == nil {
+		_, c.err = c.w.Write(c.buf)
+	}
+	return c.err
+}
+
+func writeLines(w io.Writer, lines []string) error {
+	c := newChunks(w)
+	for _, s := range lines {
+		c.buf = append(append(c.buf, s...), '\n')
+		c.spill()
+	}
+	return c.done()
 }
 
 func writeContents(w io.Writer, g *Graph) error {
-	buf := make([]byte, 0, flushAt+64)
+	c := newChunks(w)
 	for i := 0; i < g.NumDocs(); i++ {
 		for k, t := range g.Doc(i) {
 			if k > 0 {
-				buf = append(buf, ' ')
+				c.buf = append(c.buf, ' ')
 			}
-			buf = strconv.AppendInt(buf, int64(t), 10)
-			if len(buf) >= flushAt {
-				if _, err := w.Write(buf); err != nil {
-					return err
-				}
-				buf = buf[:0]
-			}
+			c.buf = strconv.AppendInt(c.buf, int64(t), 10)
+			c.spill()
 		}
-		buf = append(buf, '\n')
+		c.buf = append(c.buf, '\n')
 	}
-	_, err := w.Write(buf)
-	return err
+	return c.done()
 }
 
 func writeLinks(w io.Writer, links [][2]int32) error {
-	buf := make([]byte, 0, flushAt+32)
+	c := newChunks(w)
 	for _, l := range links {
-		buf = strconv.AppendInt(buf, int64(l[0]), 10)
-		buf = append(buf, ' ')
-		buf = strconv.AppendInt(buf, int64(l[1]), 10)
-		buf = append(buf, '\n')
-		if len(buf) >= flushAt {
-			if _, err := w.Write(buf); err != nil {
-				return err
-			}
-			buf = buf[:0]
-		}
+		c.buf = strconv.AppendInt(c.buf, int64(l[0]), 10)
+		c.buf = append(c.buf, ' ')
+		c.buf = strconv.AppendInt(c.buf, int64(l[1]), 10)
+		c.buf = append(c.buf, '\n')
+		c.spill()
 	}
-	_, err := w.Write(buf)
-	return err
+	return c.done()
 }
 
 func writeLabels(w io.Writer, labels []int32) error {
-	buf := make([]byte, 0, flushAt+16)
+	c := newChunks(w)
 	for _, l := range labels {
-		buf = strconv.AppendInt(buf, int64(l), 10)
-		buf = append(buf, '\n')
-		if len(buf) >= flushAt {
-			if _, err := w.Write(buf); err != nil {
-				return err
-			}
-			buf = buf[:0]
-		}
+		c.buf = append(strconv.AppendInt(c.buf, int64(l), 10), '\n')
+		c.spill()
 	}
-	_, err := w.Write(buf)
-	return err
+	return c.done()
 }
 
 // writeVectors writes one row of dim floats per word, each the shortest
 // decimal that reads back as the same float32.
 func writeVectors(w io.Writer, vec []float32, dim int) error {
-	buf := make([]byte, 0, flushAt+32)
+	c := newChunks(w)
 	for i := 0; i < len(vec); i += dim {
 		for k, x := range vec[i : i+dim] {
 			if k > 0 {
-				buf = append(buf, ' ')
+				c.buf = append(c.buf, ' ')
 			}
-			buf = strconv.AppendFloat(buf, float64(x), 'g', -1, 32)
-			if len(buf) >= flushAt {
-				if _, err := w.Write(buf); err != nil {
-					return err
-				}
-				buf = buf[:0]
-			}
+			c.buf = strconv.AppendFloat(c.buf, float64(x), 'g', -1, 32)
+			c.spill()
 		}
-		buf = append(buf, '\n')
+		c.buf = append(c.buf, '\n')
 	}
-	_, err := w.Write(buf)
-	return err
+	return c.done()
 }
