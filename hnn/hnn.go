@@ -150,14 +150,27 @@ func (d *DRNN) Forward(tp *tensor.Tape, zParent, zLeft *tensor.Tensor) *tensor.T
 }
 
 // FermiDirac returns σ = 1/(1 + exp(t)) element-wise for squared distances t
-// (any shape), as one fused op: computed in float64 as e/(1+e) with
-// e = exp(−t) for t > 0, so large t underflows to 0 instead of overflowing.
-//
-//	dσ/dt = −σ(1−σ)
+// (any shape): the paper's similarity, FermiDiracRT with r = 0 and t = 1.
 func FermiDirac(tp *tensor.Tape, t *tensor.Tensor) *tensor.Tensor {
-	y := tp.Alloc(t.Grad != nil, t.Shape...)
-	for i, v := range t.Data {
-		x := float64(v)
+	return FermiDiracRT(tp, t, 0, 1)
+}
+
+// FermiDiracRT returns σ = 1/(1 + exp((d² − r)/t)) element-wise for squared
+// distances d² (any shape): the Fermi-Dirac decoder of hyperbolic graph
+// networks (Chami et al., HGCN, 2019, with r = 2, t = 1 there) with radius r
+// and temperature t > 0. σ lies in (0, 1/(1+e^{−r/t})], is 1/2 at d² = r,
+// and for r = 0 never exceeds 1/2. One fused op, computed in float64 as
+// e/(1+e) with e = exp(−x) for x > 0, so large distances underflow to 0
+// instead of overflowing.
+//
+//	dσ/d(d²) = −σ(1−σ)/t
+func FermiDiracRT(tp *tensor.Tape, sq *tensor.Tensor, r, t float64) *tensor.Tensor {
+	if !(t > 0) || math.IsInf(t, 0) || math.IsNaN(r) || math.IsInf(r, 0) {
+		panic(fmt.Sprintf("hnn: FermiDiracRT radius %v temperature %v", r, t))
+	}
+	y := tp.Alloc(sq.Grad != nil, sq.Shape...)
+	for i, v := range sq.Data {
+		x := (float64(v) - r) / t
 		if x > 0 {
 			e := math.Exp(-x)
 			y.Data[i] = float32(e / (1 + e))
@@ -168,7 +181,7 @@ func FermiDirac(tp *tensor.Tape, t *tensor.Tensor) *tensor.Tensor {
 	tp.Record(y, func() {
 		for i, g := range y.Grad {
 			s := float64(y.Data[i])
-			t.Grad[i] += float32(-float64(g) * s * (1 - s))
+			sq.Grad[i] += float32(-float64(g) * s * (1 - s) / t)
 		}
 	})
 	return y

@@ -200,6 +200,9 @@ func TestLorentzHNNGrad(t *testing.T) {
 				gradCheck(t, "FermiDirac", []*tensor.Tensor{v, vs}, func(tp *tensor.Tape) *tensor.Tensor {
 					return FermiDirac(tp, m.PairSqDist(tp, m.ExpO(tp, v), m.ExpO(tp, vs)))
 				})
+				gradCheck(t, "FermiDiracRT", []*tensor.Tensor{v, vs}, func(tp *tensor.Tape) *tensor.Tensor {
+					return FermiDiracRT(tp, m.PairSqDist(tp, m.ExpO(tp, v), m.ExpO(tp, vs)), 1.5, 0.7)
+				})
 			})
 		}
 	}
@@ -239,6 +242,48 @@ func TestLorentzHNNFermiDiracStable(t *testing.T) {
 		if math.IsNaN(float64(g)) || g > 0 {
 			t.Errorf("dσ/dt at %g = %g", sq.Data[i], g)
 		}
+	}
+}
+
+// TestLorentzHNNFermiDiracRT checks the decoder with radius and temperature
+// against its closed form 1/(1+exp((d²−r)/t)) at hand-picked points: 1/2 at
+// d² = r, the ceiling 1/(1+e^{−r/t}) at d = 0, and e.g. r = 4, t = 1,
+// d² = 5: 1/(1+e) = 0.26894142.
+func TestLorentzHNNFermiDiracRT(t *testing.T) {
+	cases := []struct {
+		r, temp float64
+		sq      float32
+		want    float64
+	}{
+		{4, 1, 4, 0.5},
+		{4, 1, 0, 1 / (1 + math.Exp(-4))},
+		{4, 1, 5, 1 / (1 + math.E)},
+		{2, 0.5, 3, 1 / (1 + math.Exp(2))},
+		{0, 1, 1, 1 / (1 + math.E)},
+		{4, 1, 1e4, 0},
+	}
+	for _, c := range cases {
+		tp := tensor.NewTape()
+		sq := tensor.Param("sq", 1)
+		sq.Data[0] = c.sq
+		y := FermiDiracRT(tp, sq, c.r, c.temp)
+		if math.Abs(float64(y.Data[0])-c.want) > 1e-7 {
+			t.Errorf("r=%g t=%g d²=%g: σ = %.8f, want %.8f", c.r, c.temp, c.sq, y.Data[0], c.want)
+		}
+		tp.BackwardWith(y, []float32{1})
+		if g, w := float64(sq.Grad[0]), -c.want*(1-c.want)/c.temp; math.Abs(g-w) > 1e-6 {
+			t.Errorf("r=%g t=%g d²=%g: dσ/dd² = %g, want %g", c.r, c.temp, c.sq, g, w)
+		}
+	}
+	for _, bad := range [][2]float64{{0, 0}, {0, -1}, {math.NaN(), 1}, {math.Inf(1), 1}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("FermiDiracRT(r=%g, t=%g) did not panic", bad[0], bad[1])
+				}
+			}()
+			FermiDiracRT(tensor.NewTape(), tensor.New(1), bad[0], bad[1])
+		}()
 	}
 }
 

@@ -95,6 +95,17 @@ type TreeConfig struct {
 	SPrune      float64 `json:"s_prune"`
 	GrowLeaves  bool    `json:"grow_leaves"` // let leaves grow children (not in the paper)
 	Tau         float64 `json:"tau"`         // depth temperature base: τ_t = τ^(1/(level+1))
+	// FDRadius is r in the similarity σ = 1/(1 + exp(d² − r)) of documents
+	// to topics and levels: the Fermi-Dirac decoder of HGCN (Chami et al.,
+	// 2019). r = 0 (the default) is the paper's σ = 1/(1 + exp(d²)), which
+	// never exceeds 1/2, so under stick-breaking the last child keeps at
+	// least half of every split. With r = 4, σ is ≈0.98 at a topic, 1/2 at
+	// distance 2 and ≈0.007 at 3, so a child near its documents can take
+	// nearly all of its parent's share; in a topic-only fit of the built-in
+	// corpus (free document points) that raised planted-leaf recovery, but
+	// in the full model the first child then takes everything early on
+	// (docs/results.md, "Topic tree collapse").
+	FDRadius float64 `json:"fd_radius"`
 }
 
 // Default returns the default configuration (vocabulary and labels are
@@ -114,7 +125,7 @@ func Default() Config {
 		Features:  "tfidf",
 		Tree: TreeConfig{
 			Mode: "grow", InitDepth: 3, Branching: 3, MaxDepth: 4, MaxChildren: 20,
-			SAdd: 0.05, SPrune: 0.05, Tau: 10,
+			SAdd: 0.05, SPrune: 0.05, Tau: 10, FDRadius: 0,
 		},
 		Neighbors:   5,
 		LambdaTopic: 1,
@@ -150,6 +161,7 @@ func (c *Config) Validate() error {
 	check(t.MaxDepth >= t.InitDepth, "max depth %d below the initial depth %d", t.MaxDepth, t.InitDepth)
 	check(t.MaxChildren >= t.Branching, "max children %d below the initial branching %d", t.MaxChildren, t.Branching)
 	check(t.Tau > 0 && !math.IsInf(t.Tau, 1), "tau %g must be positive and finite", t.Tau)
+	check(t.FDRadius >= 0 && !math.IsInf(t.FDRadius, 1), "Fermi-Dirac radius %g must be non-negative and finite", t.FDRadius)
 	check(t.SAdd >= 0 && t.SAdd <= 1, "s_add %g outside [0,1]", t.SAdd)
 	check(t.SPrune >= 0 && t.SPrune <= 1, "s_prune %g outside [0,1]", t.SPrune)
 	check(c.Vocab >= 1, "vocabulary size %d must be positive", c.Vocab)

@@ -50,9 +50,10 @@ func checkDistributions(t *testing.T, what string, theta []float32, T int) {
 
 // TestThetaAndSigma: θ sums to one per document for the forward pass and
 // for Embed, across tree shapes and both geometries, and so do the path
-// distribution π and each path's level distribution δ; σ = 1/(1+e^{d²}) lies
-// in (0, 1/2] for every topic and level, and equals 1/2 exactly where a
-// document sits on a topic.
+// distribution π and each path's level distribution δ; σ = 1/(1+e^{d²−r})
+// lies in (0, 1/(1+e^{−r})] for every topic and level (the paper's (0, 1/2]
+// for r = 0), and reaches that ceiling exactly where a document sits on a
+// topic.
 func TestThetaAndSigma(t *testing.T) {
 	g := tinyGraph(10, 20, 3, 9, true, 2)
 	for _, tc := range []struct {
@@ -64,6 +65,7 @@ func TestThetaAndSigma(t *testing.T) {
 		{"flat 4", func(c *Config) { c.Tree.Mode = "flat"; c.Tree.Branching = 4; c.Tree.MaxChildren = 4 }},
 		{"deep 4x2", func(c *Config) { c.Tree.InitDepth = 4; c.Tree.MaxDepth = 4 }},
 		{"one level", func(c *Config) { c.Tree.InitDepth = 1; c.Tree.MaxDepth = 1 }},
+		{"paper sigma r=0", func(c *Config) { c.Tree.FDRadius = 0 }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := tinyConfig(g)
@@ -89,8 +91,10 @@ func TestThetaAndSigma(t *testing.T) {
 
 			// π over paths and δ over each path's levels, from the same σ
 			// the model uses; the model's θ must be the op's θ.
-			sT := hnn.FermiDirac(tp, m.M.PairSqDist(tp, out.Points, out.Z))
-			sH := hnn.FermiDirac(tp, m.M.PairSqDist(tp, out.Points, zh))
+			r := cfg.Tree.FDRadius
+			ceil := float32(1 / (1 + math.Exp(-r)))
+			sT := hnn.FermiDiracRT(tp, m.M.PairSqDist(tp, out.Points, out.Z), r, 1)
+			sH := hnn.FermiDiracRT(tp, m.M.PairSqDist(tp, out.Points, zh), r, 1)
 			theta, pi, delta := topictree.StickBreak(tp, m.Topics.Tables(), sT, sH)
 			near(t, "θ vs StickBreak", -1, out.Theta.Data, theta.Data)
 			P := len(m.Topics.Tables().Paths)
@@ -104,16 +108,16 @@ func TestThetaAndSigma(t *testing.T) {
 				{"documents × levels", out.Points, zh},
 				{"topics × topics", out.Z, out.Z},
 			} {
-				sig := hnn.FermiDirac(tp, m.M.PairSqDist(tp, pair.d, pair.z))
+				sig := hnn.FermiDiracRT(tp, m.M.PairSqDist(tp, pair.d, pair.z), r, 1)
 				for i, v := range sig.Data {
-					if !(v > 0 && v <= 0.5) {
-						t.Fatalf("%s: σ[%d] = %g outside (0, 1/2]", pair.what, i, v)
+					if !(v > 0 && v <= ceil) {
+						t.Fatalf("%s: σ[%d] = %g outside (0, %g]", pair.what, i, v, ceil)
 					}
 				}
 				if pair.d == pair.z {
-					for r := 0; r < T; r++ {
-						if v := sig.Data[r*T+r]; math.Abs(float64(v)-0.5) > 1e-5 {
-							t.Errorf("σ of topic %d at itself = %g, want 1/2", r, v)
+					for k := 0; k < T; k++ {
+						if v := sig.Data[k*T+k]; math.Abs(float64(v-ceil)) > 1e-5 {
+							t.Errorf("σ of topic %d at itself = %g, want %g", k, v, ceil)
 						}
 					}
 				}

@@ -24,6 +24,11 @@ type Config struct {
 	// LayerNorm gains, embeddings); see MatchNames. ExcludeFromDecay does the
 	// same for one parameter at Add.
 	NoDecay func(name string) bool
+	// LRScale, if set, multiplies the learning rate of a parameter by name
+	// (1 when nil). Large embedding-like tables whose rows each see few
+	// gradient steps (a decoder's word rows) may learn faster than the
+	// dense weights around them.
+	LRScale func(name string) float64
 }
 
 // DefaultConfig returns β₁ = 0.9, β₂ = 0.999, ε = 1e-8 and no weight decay.
@@ -57,6 +62,7 @@ type slot struct {
 	m, v  []float32
 	t     []float32 // (rows): updates each row has received
 	decay bool
+	lr    float64 // learning-rate multiplier (Config.LRScale)
 }
 
 func (s *slot) rows() int { return s.shape[0] }
@@ -154,7 +160,19 @@ func (o *Adam) newSlot(p *tensor.Tensor) *slot {
 		v:     make([]float32, n),
 		t:     make([]float32, p.Shape[0]),
 		decay: o.cfg.NoDecay == nil || !o.cfg.NoDecay(p.Name),
+		lr:    o.cfg.lrScale(p.Name),
 	}
+}
+
+func (c Config) lrScale(name string) float64 {
+	if c.LRScale == nil {
+		return 1
+	}
+	f := c.LRScale(name)
+	if !(f >= 0) || math.IsInf(f, 0) {
+		panic(fmt.Sprintf("optim: learning-rate scale %v for %q", f, name))
+	}
+	return f
 }
 
 func (o *Adam) insert(s *slot) {
@@ -372,6 +390,7 @@ func (o *Adam) update(c chunk, lr float64) {
 		return
 	}
 	b1, b2, eps := o.cfg.Beta1, o.cfg.Beta2, o.cfg.Eps
+	lr *= s.lr
 	l2, shrink := 0.0, 1.0
 	if s.decay {
 		if o.decoupled {

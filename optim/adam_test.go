@@ -744,3 +744,43 @@ func TestParallelMatchesSerial(t *testing.T) {
 		t.Error("parallel step differs from the serial one")
 	}
 }
+
+// TestLRScale checks the per-parameter learning-rate multiplier against
+// Adam's first step, which moves every element by exactly lr·sign(g): a
+// scaled parameter moves scale·lr, an unscaled one lr, and a scale of 0
+// freezes the parameter (weight decay included).
+func TestLRScale(t *testing.T) {
+	cfg := Config{Beta1: 0.9, Beta2: 0.999, Eps: 1e-12, WeightDecay: 0.5,
+		LRScale: func(name string) float64 {
+			switch name {
+			case "fast":
+				return 10
+			case "frozen":
+				return 0
+			}
+			return 1
+		}}
+	o := NewAdamW(cfg)
+	ps := map[string]*tensor.Tensor{}
+	for _, name := range []string{"fast", "plain", "frozen"} {
+		ps[name] = param(name, []float32{0, 0}, 2)
+		if err := o.Add(ps[name]); err != nil {
+			t.Fatal(err)
+		}
+		ps[name].Grad[0], ps[name].Grad[1] = 3, -0.5
+	}
+	o.Step(0.01)
+	for name, want := range map[string]float64{"fast": 0.1, "plain": 0.01, "frozen": 0} {
+		p := ps[name].Data
+		if !near(float64(p[0]), -want, 1e-6) || !near(float64(p[1]), want, 1e-6) {
+			t.Errorf("%s: after one step %v, want [%g %g]", name, p, -want, want)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("negative scale accepted")
+		}
+	}()
+	o2 := NewAdamW(Config{Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, LRScale: func(string) float64 { return -1 }})
+	_ = o2.Add(param("x", []float32{1}, 1))
+}

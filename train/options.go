@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 )
 
 // Options are the training hyperparameters (the architecture is in
@@ -21,7 +22,13 @@ type Options struct {
 	Warmup      int     `json:"warmup"`      // warm-up steps
 	WeightDecay float64 `json:"weight_decay"`
 	Clip        float64 `json:"clip"` // max global gradient norm (0 = off)
-	Seed        uint64  `json:"seed"`
+	// DecoderLRScale multiplies the learning rate of the topic decoder's
+	// word rows U (0 means 1, the default). Each row of the (V,n) table
+	// sees only the gradient of its word; at the shared rate the topics'
+	// word distributions are learned mainly by moving the topic points
+	// (see model.decoderInitStd and docs/results.md).
+	DecoderLRScale float64 `json:"decoder_lr_scale,omitempty"`
+	Seed           uint64  `json:"seed"`
 
 	// Nesting is "full" (neighbours encoded in the same pass, gradients
 	// flow through them) or "cache" (neighbours' per-layer [CLS] from a
@@ -76,6 +83,7 @@ func (o *Options) Validate() error {
 	check(o.LR > 0 && o.LRFloor >= 0 && o.LRFloor <= o.LR, "learning rates %g → %g must satisfy 0 ≤ floor ≤ peak, peak > 0", o.LR, o.LRFloor)
 	check(o.Warmup >= 0, "warm-up %d must be non-negative", o.Warmup)
 	check(o.WeightDecay >= 0 && o.Clip >= 0, "weight decay and clip must be non-negative")
+	check(o.DecoderLRScale >= 0 && !math.IsInf(o.DecoderLRScale, 0), "decoder learning-rate scale %g must be non-negative and finite", o.DecoderLRScale)
 	check(o.Nesting == "full" || o.Nesting == "cache", "nesting %q: want full or cache", o.Nesting)
 	check(o.TopicInit == "kmeans" || o.TopicInit == "random" || o.TopicInit == "", "topic init %q: want kmeans or random", o.TopicInit)
 	check(o.ValidEvery >= 1 && o.GrowEvery >= 1, "validation and growth intervals must be positive")
