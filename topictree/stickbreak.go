@@ -11,7 +11,7 @@ import (
 //
 // Notation for one document, over dense rows t (root r = 0):
 //
-//	σ_t  = σ_topic[t]   similarity to topic t, in (0, 1/2] from Fermi-Dirac
+//	σ_t  = σ_topic[t]   similarity to topic t, in (0, 1) from Fermi-Dirac ((0, 1/2] for the paper's r = 0)
 //	λ_h  = σ_level[h]   similarity to level h's state
 //
 // Conditional probability of topic t given its parent (left siblings s < t):
