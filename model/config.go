@@ -106,6 +106,13 @@ type TreeConfig struct {
 	// in the full model the first child then takes everything early on
 	// (docs/results.md, "Topic tree collapse").
 	FDRadius float64 `json:"fd_radius"`
+	// FDTemp is t in σ = 1/(1 + exp((d² − r)/t)) (HGCN's temperature);
+	// 0 means 1, the paper's form, so configs saved before it existed load
+	// unchanged. Both r and t are in squared-distance units and depend on
+	// how far apart the documents are, which depends on the corpus and the
+	// width: train's topic initialisation "fit" measures them from the
+	// documents (model.CalibrateSimilarity) and stores the result here.
+	FDTemp float64 `json:"fd_temp,omitempty"`
 }
 
 // Default returns the default configuration (vocabulary and labels are
@@ -162,6 +169,7 @@ func (c *Config) Validate() error {
 	check(t.MaxChildren >= t.Branching, "max children %d below the initial branching %d", t.MaxChildren, t.Branching)
 	check(t.Tau > 0 && !math.IsInf(t.Tau, 1), "tau %g must be positive and finite", t.Tau)
 	check(t.FDRadius >= 0 && !math.IsInf(t.FDRadius, 1), "Fermi-Dirac radius %g must be non-negative and finite", t.FDRadius)
+	check(t.FDTemp >= 0 && !math.IsInf(t.FDTemp, 1), "Fermi-Dirac temperature %g must be non-negative and finite (0 means 1)", t.FDTemp)
 	check(t.SAdd >= 0 && t.SAdd <= 1, "s_add %g outside [0,1]", t.SAdd)
 	check(t.SPrune >= 0 && t.SPrune <= 1, "s_prune %g outside [0,1]", t.SPrune)
 	check(c.Vocab >= 1, "vocabulary size %d must be positive", c.Vocab)

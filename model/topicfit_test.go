@@ -3,9 +3,12 @@ package model
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
+	"sort"
 	"testing"
 
 	"github.com/gtformer/gtformer/corpus/synth"
+	"github.com/gtformer/gtformer/hnn"
 	"github.com/gtformer/gtformer/optim"
 	"github.com/gtformer/gtformer/tensor"
 )
@@ -106,5 +109,158 @@ func TestTopicOnlyFit(t *testing.T) {
 	}
 	if !(max1 < 0.5) {
 		t.Errorf("r = 4 with the faster decoder put %.2f of the leaf mass on one leaf, want < 0.5", max1)
+	}
+}
+
+// CalibrateSimilarity against an independent float64 computation of the
+// hyperbolic distances (d = arccosh(x₀y₀ − Σ xⱼyⱼ), x₀ = √(1+|x|²), between exp_o of the
+// documents' tangents and the leaf topics): r and t follow the medians'
+// closed form, land in the config and the topic side, and a document at the
+// median distance from its nearest leaf has σ = 1/(1+e^{−3}).
+func TestCalibrateSimilarity(t *testing.T) {
+	cfg := Default()
+	cfg.Width, cfg.Heads, cfg.MLPHidden, cfg.Vocab = 8, 2, 16, 10
+	m, err := New(cfg, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, N := cfg.Width, 41
+	rng := rand.New(rand.NewPCG(3, 4))
+	docs := make([]float32, N*n)
+	for i := range docs {
+		docs[i] = float32(rng.NormFloat64() * 0.5)
+	}
+	tp := tensor.NewTape()
+	tp.NoGrad = true
+	z, _ := m.Topics.embeddings(tp)
+	expo := func(v []float32) []float64 {
+		var s float64
+		for _, x := range v {
+			s += float64(x) * float64(x)
+		}
+		s = math.Sqrt(s)
+		p := []float64{math.Cosh(s)}
+		for _, x := range v {
+			p = append(p, math.Sinh(s)*float64(x)/s)
+		}
+		return p
+	}
+	var nearest, all []float64
+	for i := 0; i < N; i++ {
+		x := expo(docs[i*n : (i+1)*n])
+		best := math.Inf(1)
+		for _, l := range m.Topics.Tables().Leaf {
+			y := z.Data[int(l)*(n+1) : int(l+1)*(n+1)]
+			// The manifold keeps points by their spatial part: y₀ follows.
+			y0 := 1.0
+			for j := 1; j <= n; j++ {
+				y0 += float64(y[j]) * float64(y[j])
+			}
+			in := x[0] * math.Sqrt(y0)
+			for j := 1; j <= n; j++ {
+				in -= x[j] * float64(y[j])
+			}
+			d := math.Acosh(math.Max(in, 1))
+			all = append(all, d*d)
+			best = math.Min(best, d*d)
+		}
+		nearest = append(nearest, best)
+	}
+	sort.Float64s(nearest)
+	sort.Float64s(all)
+	a := nearest[N/2]   // N = 41
+	b := all[len(all)/2] // 41 × 9 leaves
+	wantR, wantT := (a+b)/2, (b-a)/6
+
+	r, temp := m.CalibrateSimilarity(docs)
+	if math.Abs(r-wantR) > 1e-4*wantR || math.Abs(temp-wantT) > 1e-4*wantT {
+		t.Fatalf("calibrated r, t = %v, %v; want %v, %v", r, temp, wantR, wantT)
+	}
+	if m.Cfg.Tree.FDRadius != r || m.Cfg.Tree.FDTemp != temp || m.Topics.Radius != r || m.Topics.Temp != temp {
+		t.Errorf("config (%v, %v) and topics (%v, %v) do not carry r, t = %v, %v",
+			m.Cfg.Tree.FDRadius, m.Cfg.Tree.FDTemp, m.Topics.Radius, m.Topics.Temp, r, temp)
+	}
+	sq := tp.Alloc(false, 1, 1)
+	sq.Data[0] = float32(a)
+	if s := float64(hnn.FermiDiracRT(tp, sq, r, temp).Data[0]); math.Abs(s-1/(1+math.Exp(-3))) > 1e-5 {
+		t.Errorf("σ at the median nearest distance = %v, want 1/(1+e^-3)", s)
+	}
+	if err := m.Cfg.Validate(); err != nil {
+		t.Errorf("calibrated config does not validate: %v", err)
+	}
+
+	// Nothing to calibrate against: a tree whose only leaf is the root.
+	cfg.Tree.InitDepth, cfg.Tree.MaxDepth = 1, 1
+	one, err := New(cfg, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, temp := one.CalibrateSimilarity(docs); r != 0 || temp != 0 || one.Cfg.Tree.FDTemp != 0 {
+		t.Errorf("one-leaf tree calibrated to r, t = %v, %v; want the configured 0, 0", r, temp)
+	}
+}
+
+// FitTopics, decoder only: U moves, nothing else does, the NLL falls well
+// below the first step's, and the same seed gives the same U bit for bit.
+// Full fit: the topic inputs move too. Bad arguments are errors.
+func TestFitTopics(t *testing.T) {
+	g := tinyGraph(60, 30, 8, 14, false, 5)
+	fit := func(f TopicFit) (*Model, float64) {
+		cfg := tinyConfig(g)
+		cfg.Supervised = false
+		m, err := New(cfg, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs := allDocs(g.NumDocs())
+		in := NewInputs(g, IDF(g, docs), cfg.MaxLen, cfg.Truncate)
+		emb := m.Embed(in, docs, func(int32) []int32 { return nil }, 1, 32)
+		nll, err := m.FitTopics(emb.Tangent, in, docs, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m, nll
+	}
+	ref, _ := fit(TopicFit{Steps: 0, LR: 0.03})
+	_, first := fit(TopicFit{Steps: 1, LR: 0.03, Batch: 25, Seed: 1, DecoderOnly: true})
+	m, last := fit(TopicFit{Steps: 200, LR: 0.03, Batch: 25, Seed: 1, DecoderOnly: true})
+	if !(last < first-0.2) {
+		t.Errorf("decoder-only fit: NLL %.3f after 200 steps, %.3f at the first: want at least 0.2 lower", last, first)
+	}
+	for i, p := range m.Topics.Params() {
+		q := ref.Topics.Params()[i]
+		same := slices.Equal(p.Data, q.Data)
+		if (p.Name == DecoderParam) == same {
+			t.Errorf("decoder-only fit: %s changed = %v", p.Name, !same)
+		}
+	}
+	for i, p := range m.Params() {
+		if p.Name != DecoderParam && !slices.Equal(p.Data, ref.Params()[i].Data) {
+			t.Errorf("decoder-only fit changed %s", p.Name)
+		}
+	}
+	again, _ := fit(TopicFit{Steps: 200, LR: 0.03, Batch: 25, Seed: 1, DecoderOnly: true})
+	if !slices.Equal(again.Topics.U.Data, m.Topics.U.Data) {
+		t.Error("decoder-only fit is not reproducible with the same seed")
+	}
+	full, _ := fit(TopicFit{Steps: 20, LR: 0.01, Seed: 1})
+	if slices.Equal(full.Topics.Input.Data, ref.Topics.Input.Data) {
+		t.Error("full fit left the topic inputs unchanged")
+	}
+
+	in := NewInputs(g, IDF(g, allDocs(4)), 6, "tfidf")
+	for _, tc := range []struct {
+		name    string
+		tangent []float32
+		f       TopicFit
+	}{
+		{"short tangent", make([]float32, 3), TopicFit{Steps: 1, LR: 0.1}},
+		{"zero rate", make([]float32, 4*8), TopicFit{Steps: 1}},
+		{"negative steps", make([]float32, 4*8), TopicFit{Steps: -1, LR: 0.1}},
+		{"negative decoder scale", make([]float32, 4*8), TopicFit{Steps: 1, LR: 0.1, DecoderLRScale: -1}},
+	} {
+		if _, err := ref.FitTopics(tc.tangent, in, allDocs(4), tc.f); err == nil {
+			t.Errorf("%s: no error", tc.name)
+		}
 	}
 }

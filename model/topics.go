@@ -37,6 +37,7 @@ type Topics struct {
 	Input  *tensor.Tensor // (T,n)
 	Tau    float64
 	Radius float64 // r of the Fermi-Dirac similarity (TreeConfig.FDRadius)
+	Temp   float64 // t of the Fermi-Dirac similarity (TreeConfig.FDTemp; 0 means 1)
 	Levels int     // H: columns of σ_level (the maximum depth)
 }
 
@@ -82,6 +83,7 @@ func newTopics(m lorentz.Manifold, cfg Config, rng *rand.Rand) (*Topics, error) 
 		U:          tensor.Param(DecoderParam, cfg.Vocab, n),
 		Tau:        tc.Tau,
 		Radius:     tc.FDRadius,
+		Temp:       tc.FDTemp,
 		Levels:     maxDepth,
 	}
 	// Start points at a moderate distance from the origin so that the
@@ -231,11 +233,15 @@ func (t *Topics) cell(tp *tensor.Tape, zParent, zLeft *tensor.Tensor, rows []int
 }
 
 // theta returns the documents' topic distributions θ (B,T) for document
-// points d (B,n+1): σ(t,i) = 1/(1+exp(d(z_t, d_i)² − r)) for topics and levels,
-// then path and level stick-breaking.
+// points d (B,n+1): σ(t,i) = 1/(1+exp((d(z_t, d_i)² − r)/t)) for topics and
+// levels, then path and level stick-breaking.
 func (t *Topics) theta(tp *tensor.Tape, d, z, zh *tensor.Tensor) *tensor.Tensor {
-	sT := hnn.FermiDiracRT(tp, t.M.PairSqDist(tp, d, z), t.Radius, 1)
-	sH := hnn.FermiDiracRT(tp, t.M.PairSqDist(tp, d, zh), t.Radius, 1)
+	temp := t.Temp
+	if temp == 0 {
+		temp = 1
+	}
+	sT := hnn.FermiDiracRT(tp, t.M.PairSqDist(tp, d, z), t.Radius, temp)
+	sH := hnn.FermiDiracRT(tp, t.M.PairSqDist(tp, d, zh), t.Radius, temp)
 	return topictree.Theta(tp, t.tab, sT, sH)
 }
 

@@ -1,0 +1,186 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/gtformer/gtformer/optim"
+	"github.com/gtformer/gtformer/tensor"
+)
+
+// TopicFit configures FitTopics.
+type TopicFit struct {
+	Steps int     // Adam steps
+	LR    float64 // learning rate of the topic side
+	// DecoderLRScale multiplies LR for the decoder rows U (0 means 1).
+	DecoderLRScale float64
+	Batch          int    // documents per step (0 or ≥ len(docs): all)
+	Seed           uint64 // order of the mini-batches
+	// DecoderOnly trains the decoder rows U alone, the topic points held
+	// where they are (after InitTopicsFromDocs: at the documents' clusters).
+	// Fitting the topic points too moves them away from their documents,
+	// which fits the words through U's geometry rather than through
+	// the documents (docs/results.md, "Topic tree collapse").
+	DecoderOnly bool
+}
+
+// FitTopics fits the topic side alone (tree inputs, Doubly-RNN, level RNN and
+// decoder U) to fixed document points: it minimises the per-token
+// reconstruction NLL of docs' bags of words from θ(d_i) β with Adam, the
+// documents' tangent vectors tangent (len(docs), n) held still. It returns
+// the mean NLL of the last step's batch.
+//
+// Why: when the whole model trains from scratch, the topic points and
+// decoder start unrelated to where the documents are, and the graph loss
+// moves the documents faster than the topics can follow; the first path to
+// catch mass keeps it (docs/results.md, "Topic tree collapse"). Fitted first
+// to the documents' initial embeddings, the topics start where the
+// documents' words say they should be.
+//
+// It uses an optimiser of its own, so the training optimiser's moments are
+// untouched; the tree's structure is not changed.
+func (m *Model) FitTopics(tangent []float32, in *Inputs, docs []int32, f TopicFit) (float64, error) {
+	n := m.Cfg.Width
+	if len(tangent) != len(docs)*n {
+		return 0, fmt.Errorf("model: FitTopics: %d tangent values for %d documents of width %d", len(tangent), len(docs), n)
+	}
+	if f.Steps < 0 || !(f.LR > 0) || math.IsInf(f.LR, 0) || f.DecoderLRScale < 0 || f.Batch < 0 {
+		return 0, fmt.Errorf("model: FitTopics: bad options %+v", f)
+	}
+	if m.Cfg.LambdaTopic == 0 || len(docs) == 0 || f.Steps == 0 {
+		return math.NaN(), nil
+	}
+	scale := f.DecoderLRScale
+	if scale == 0 {
+		scale = 1
+	}
+	cfg := optim.DefaultConfig()
+	cfg.LRScale = func(name string) float64 {
+		if name == DecoderParam {
+			return scale
+		}
+		return 1
+	}
+	opt := optim.NewAdamW(cfg)
+	ps := m.Topics.Params()
+	if f.DecoderOnly {
+		ps = []*tensor.Tensor{m.Topics.U}
+	}
+	for _, p := range ps {
+		if err := opt.Add(p); err != nil {
+			return 0, err
+		}
+	}
+	B := f.Batch
+	if B == 0 || B > len(docs) {
+		B = len(docs)
+	}
+	order := make([]int, len(docs))
+	for i := range order {
+		order[i] = i
+	}
+	rng := rand.New(rand.NewPCG(f.Seed, 0x746f70696366))
+	tp := tensor.NewTape()
+	var nll float64
+	pos := len(order) // reshuffle on the first step
+	for s := 0; s < f.Steps; s++ {
+		if pos+B > len(order) {
+			if B < len(order) {
+				rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+			}
+			pos = 0
+		}
+		rows := order[pos : pos+B]
+		pos += B
+		tp.Reset()
+		d := tp.Alloc(false, B, n)
+		sub := make([]int32, B)
+		for i, r := range rows {
+			copy(d.Data[i*n:(i+1)*n], tangent[r*n:(r+1)*n])
+			sub[i] = docs[r]
+		}
+		z, zh := m.Topics.embeddings(tp)
+		theta := m.Topics.theta(tp, m.M.ExpO(tp, d), z, zh)
+		ptr, word, count := subsetBoW(in, sub)
+		loss := bowNLL(tp, tp.MatMul(theta, m.Topics.beta(tp, z), false, false), ptr, word, count)
+		nll = float64(loss.Data[0])
+		if math.IsNaN(nll) || math.IsInf(nll, 0) {
+			return 0, fmt.Errorf("model: FitTopics: step %d: topic loss is %v", s+1, nll)
+		}
+		for _, p := range ps {
+			p.ZeroGrad()
+		}
+		tp.Backward(loss)
+		opt.Step(f.LR)
+	}
+	for _, p := range ps {
+		p.ZeroGrad()
+	}
+	return nll, nil
+}
+
+// CalibrateSimilarity sets the Fermi-Dirac radius r and temperature t of
+// σ = 1/(1+exp((d²−r)/t)) from the documents' squared distances to the leaf
+// topics (tangent: (N, n) log_o of the document points): with a the median
+// over documents of the squared distance to the nearest leaf and b the
+// median over all document-leaf pairs, r = (a+b)/2 and t = (b−a)/6, so that
+// a document at the typical distance from its own topic has σ ≈ 0.95 and at
+// the typical distance from the others σ ≈ 0.05. It writes r and t into
+// Cfg.Tree (so they are saved) and returns them.
+//
+// Why: the paper's σ = 1/(1+exp(d²)) is a fixed function of distance, but
+// how far apart documents are depends on the corpus, the width and the
+// encoder's scale. At the start of training on the built-in corpus every
+// document is within d² ≈ 0.7-1.7 of every leaf, where the paper's σ only
+// ranges over 0.15-0.33: every topic is about equally similar to every
+// document, and stick-breaking sends the mass down the last path.
+//
+// With fewer than two leaves, or documents equally far from every leaf,
+// there is nothing to calibrate against and it changes nothing.
+func (m *Model) CalibrateSimilarity(tangent []float32) (r, t float64) {
+	n := m.Cfg.Width
+	N := len(tangent) / n
+	tab := m.Topics.Tables()
+	tc := &m.Cfg.Tree
+	r, t = tc.FDRadius, tc.FDTemp
+	if N == 0 || len(tab.Leaf) < 2 {
+		return r, t
+	}
+	tp := tensor.NewTape()
+	tp.NoGrad = true
+	d := tp.Alloc(false, N, n)
+	copy(d.Data, tangent[:N*n])
+	z, _ := m.Topics.embeddings(tp)
+	sq := m.M.PairSqDist(tp, m.M.ExpO(tp, d), z) // (N,T)
+	T := z.Rows()
+	nearest := make([]float64, N)
+	all := make([]float64, 0, N*len(tab.Leaf))
+	for i := range nearest {
+		nearest[i] = math.Inf(1)
+		for _, l := range tab.Leaf {
+			v := float64(sq.Data[i*T+int(l)])
+			all = append(all, v)
+			nearest[i] = min(nearest[i], v)
+		}
+	}
+	a, b := median(nearest), median(all)
+	if !(b > a) || math.IsInf(b, 0) || math.IsNaN(a) {
+		return r, t
+	}
+	r, t = (a+b)/2, (b-a)/6
+	tc.FDRadius, tc.FDTemp = r, t
+	m.Topics.Radius, m.Topics.Temp = r, t
+	return r, t
+}
+
+// median returns the median of x (reordering it).
+func median(x []float64) float64 {
+	slices.Sort(x)
+	h := len(x) / 2
+	if len(x)%2 == 1 {
+		return x[h]
+	}
+	return (x[h-1] + x[h]) / 2
+}
