@@ -168,7 +168,7 @@ func TestCalibrateSimilarity(t *testing.T) {
 	}
 	sort.Float64s(nearest)
 	sort.Float64s(all)
-	a := nearest[N/2]   // N = 41
+	a := nearest[N/2]    // N = 41
 	b := all[len(all)/2] // 41 × 9 leaves
 	wantR, wantT := (a+b)/2, (b-a)/6
 
