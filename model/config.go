@@ -95,16 +95,16 @@ type TreeConfig struct {
 	SPrune      float64 `json:"s_prune"`
 	GrowLeaves  bool    `json:"grow_leaves"` // let leaves grow children (not in the paper)
 	Tau         float64 `json:"tau"`         // depth temperature base: τ_t = τ^(1/(level+1))
-	// FDRadius is r in the similarity σ = 1/(1 + exp(d² − r)) of documents
-	// to topics and levels: the Fermi-Dirac decoder of HGCN (Chami et al.,
-	// 2019). r = 0 (the default) is the paper's σ = 1/(1 + exp(d²)), which
-	// never exceeds 1/2, so under stick-breaking the last child keeps at
-	// least half of every split. With r = 4, σ is ≈0.98 at a topic, 1/2 at
-	// distance 2 and ≈0.007 at 3, so a child near its documents can take
-	// nearly all of its parent's share; in a topic-only fit of the built-in
-	// corpus (free document points) that raised planted-leaf recovery, but
-	// in the full model the first child then takes everything early on
-	// (docs/results.md, "Topic tree collapse").
+	// FDRadius is r in the similarity σ = 1/(1 + exp((d² − r)/t)) of
+	// documents to topics and levels: the Fermi-Dirac decoder of HGCN
+	// (Chami et al., 2019). r = 0 (the model's default) is the paper's
+	// σ = 1/(1 + exp(d²)), which never exceeds 1/2, so under stick-breaking
+	// the last child keeps at least half of every split. A fixed r alone
+	// did not help: with r = 4 every document starts within σ ≈ 0.9 of the
+	// first child, which then takes everything. What works is r and t
+	// measured from the documents (CalibrateSimilarity, train's default
+	// topic start "fit") and tracked as they spread (FDTrack); see
+	// docs/results.md, "Topic tree collapse".
 	FDRadius float64 `json:"fd_radius"`
 	// FDTemp is t in σ = 1/(1 + exp((d² − r)/t)) (HGCN's temperature);
 	// 0 means 1, the paper's form, so configs saved before it existed load
@@ -113,6 +113,15 @@ type TreeConfig struct {
 	// width: train's topic initialisation "fit" measures them from the
 	// documents (model.CalibrateSimilarity) and stores the result here.
 	FDTemp float64 `json:"fd_temp,omitempty"`
+	// FDTrack, when positive, makes r and t follow the documents during
+	// training: after every step, (r, t) ← (1−μ)(r, t) + μ(r_b, t_b) with
+	// μ = FDTrack and (r_b, t_b) the calibration of CalibrateSimilarity on
+	// the batch's final document points. The graph loss spreads the
+	// documents out as it trains (on ML the median squared distance to the
+	// nearest leaf grows several-fold in the first epoch), and a σ fixed at
+	// the initial scale then vanishes for every topic, which sends all mass
+	// down the last path. 0: r and t stay as they are.
+	FDTrack float64 `json:"fd_track,omitempty"`
 }
 
 // Default returns the default configuration (vocabulary and labels are
@@ -170,6 +179,7 @@ func (c *Config) Validate() error {
 	check(t.Tau > 0 && !math.IsInf(t.Tau, 1), "tau %g must be positive and finite", t.Tau)
 	check(t.FDRadius >= 0 && !math.IsInf(t.FDRadius, 1), "Fermi-Dirac radius %g must be non-negative and finite", t.FDRadius)
 	check(t.FDTemp >= 0 && !math.IsInf(t.FDTemp, 1), "Fermi-Dirac temperature %g must be non-negative and finite (0 means 1)", t.FDTemp)
+	check(t.FDTrack >= 0 && t.FDTrack <= 1, "Fermi-Dirac tracking rate %g outside [0,1]", t.FDTrack)
 	check(t.SAdd >= 0 && t.SAdd <= 1, "s_add %g outside [0,1]", t.SAdd)
 	check(t.SPrune >= 0 && t.SPrune <= 1, "s_prune %g outside [0,1]", t.SPrune)
 	check(c.Vocab >= 1, "vocabulary size %d must be positive", c.Vocab)

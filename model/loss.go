@@ -73,6 +73,9 @@ func (m *Model) Loss(tp *tensor.Tape, in *Inputs, b *Batch, cache *Cache) (*tens
 		}
 	}
 	parts.Total = float64(total.Data[0])
+	if !tp.NoGrad {
+		m.trackSimilarity(out.Points, out.Z)
+	}
 	return total, parts, nil
 }
 

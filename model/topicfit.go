@@ -142,10 +142,8 @@ func (m *Model) FitTopics(tangent []float32, in *Inputs, docs []int32, f TopicFi
 func (m *Model) CalibrateSimilarity(tangent []float32) (r, t float64) {
 	n := m.Cfg.Width
 	N := len(tangent) / n
-	tab := m.Topics.Tables()
-	tc := &m.Cfg.Tree
-	r, t = tc.FDRadius, tc.FDTemp
-	if N == 0 || len(tab.Leaf) < 2 {
+	r, t = m.Cfg.Tree.FDRadius, m.Cfg.Tree.FDTemp
+	if N == 0 {
 		return r, t
 	}
 	tp := tensor.NewTape()
@@ -153,13 +151,55 @@ func (m *Model) CalibrateSimilarity(tangent []float32) (r, t float64) {
 	d := tp.Alloc(false, N, n)
 	copy(d.Data, tangent[:N*n])
 	z, _ := m.Topics.embeddings(tp)
-	sq := m.M.PairSqDist(tp, m.M.ExpO(tp, d), z) // (N,T)
-	T := z.Rows()
+	if br, bt, ok := m.Topics.calibration(m.M.PairSqDist(tp, m.M.ExpO(tp, d), z)); ok {
+		r, t = br, bt
+		m.SetSimilarity(r, t)
+	}
+	return r, t
+}
+
+// SetSimilarity sets σ's radius r and temperature t (config and topic side).
+func (m *Model) SetSimilarity(r, t float64) {
+	m.Cfg.Tree.FDRadius, m.Cfg.Tree.FDTemp = r, t
+	m.Topics.Radius, m.Topics.Temp = r, t
+}
+
+// trackSimilarity moves r and t a step of Cfg.Tree.FDTrack towards the
+// calibration of the documents points (B,n+1) against the topics z (T,n+1).
+func (m *Model) trackSimilarity(points, z *tensor.Tensor) {
+	mu := m.Cfg.Tree.FDTrack
+	if mu <= 0 {
+		return
+	}
+	tp := tensor.NewTape()
+	tp.NoGrad = true
+	br, bt, ok := m.Topics.calibration(m.M.PairSqDist(tp, points, z))
+	if !ok {
+		return
+	}
+	r, t := m.Cfg.Tree.FDRadius, m.Cfg.Tree.FDTemp
+	if t == 0 {
+		t = 1
+	}
+	m.SetSimilarity((1-mu)*r+mu*br, (1-mu)*t+mu*bt)
+}
+
+// calibration computes r = (a+b)/2 and t = (b−a)/6 from squared distances
+// sq (N,T) of documents to the topics in dense row order: a is the median
+// over documents of the distance to the nearest leaf, b the median over
+// all document-leaf pairs. ok is false when there is nothing to calibrate
+// against (fewer than two leaves, or every leaf equally far).
+func (t *Topics) calibration(sq *tensor.Tensor) (r, temp float64, ok bool) {
+	leaves := t.tab.Leaf
+	N, T := sq.Rows(), sq.Cols()
+	if N == 0 || len(leaves) < 2 {
+		return 0, 0, false
+	}
 	nearest := make([]float64, N)
-	all := make([]float64, 0, N*len(tab.Leaf))
+	all := make([]float64, 0, N*len(leaves))
 	for i := range nearest {
 		nearest[i] = math.Inf(1)
-		for _, l := range tab.Leaf {
+		for _, l := range leaves {
 			v := float64(sq.Data[i*T+int(l)])
 			all = append(all, v)
 			nearest[i] = min(nearest[i], v)
@@ -167,12 +207,9 @@ func (m *Model) CalibrateSimilarity(tangent []float32) (r, t float64) {
 	}
 	a, b := median(nearest), median(all)
 	if !(b > a) || math.IsInf(b, 0) || math.IsNaN(a) {
-		return r, t
+		return 0, 0, false
 	}
-	r, t = (a+b)/2, (b-a)/6
-	tc.FDRadius, tc.FDTemp = r, t
-	m.Topics.Radius, m.Topics.Temp = r, t
-	return r, t
+	return (a + b) / 2, (b - a) / 6, true
 }
 
 // median returns the median of x (reordering it).

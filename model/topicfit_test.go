@@ -94,8 +94,9 @@ func topicOnlyFit(t *testing.T, steps int, radius, uStd, uRate float64) (nll, ma
 // corpus poorly (per-token NLL ≈ 5.2 after 600 steps; the planted model's own
 // is 4.29); with HGCN's radius r = 4, decoder rows
 // N(0,1) and a 10× decoder rate it fits far better (≈ 4.4) and spreads the
-// mass over the leaves. If a change to the topic side makes the default fit
-// as well, this test says so, and the defaults should follow.
+// mass over the leaves. (The full model's default start, train's "fit",
+// gets there differently: calibrated r and t and a decoder warm-up; see
+// TestPlantedTreeRecovered in package train.)
 func TestTopicOnlyFit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fits the topic side for 2 × 600 steps")
@@ -261,6 +262,69 @@ func TestFitTopics(t *testing.T) {
 	} {
 		if _, err := ref.FitTopics(tc.tangent, in, allDocs(4), tc.f); err == nil {
 			t.Errorf("%s: no error", tc.name)
+		}
+	}
+}
+
+// trackSimilarity moves r and t by the rate towards the batch's own
+// calibration, a training Loss tracks and an evaluation (no-gradient) Loss
+// does not, and a rate of 0 leaves them alone.
+func TestTrackSimilarity(t *testing.T) {
+	g := tinyGraph(30, 30, 6, 10, false, 6)
+	cfg := tinyConfig(g)
+	cfg.Supervised = false
+	n := cfg.Width
+	rng := rand.New(rand.NewPCG(7, 8))
+	docs := make([]float32, 12*n)
+	for i := range docs {
+		docs[i] = float32(rng.NormFloat64() * 0.4)
+	}
+	ref, err := New(cfg, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	br, bt := ref.CalibrateSimilarity(docs)
+
+	m, err := New(cfg, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.SetSimilarity(2, 0.5)
+	m.Cfg.Tree.FDTrack = 0.25
+	tp := tensor.NewTape()
+	tp.NoGrad = true
+	d := tp.Alloc(false, 12, n)
+	copy(d.Data, docs)
+	z, _ := m.Topics.embeddings(tp)
+	m.trackSimilarity(m.M.ExpO(tp, d), z)
+	wantR, wantT := 0.75*2+0.25*br, 0.75*0.5+0.25*bt
+	if r, tt := m.Cfg.Tree.FDRadius, m.Cfg.Tree.FDTemp; math.Abs(r-wantR) > 1e-12 || math.Abs(tt-wantT) > 1e-12 || m.Topics.Radius != r || m.Topics.Temp != tt {
+		t.Fatalf("tracked r, t = %v, %v (topics %v, %v); want %v, %v", r, tt, m.Topics.Radius, m.Topics.Temp, wantR, wantT)
+	}
+
+	docsIDs := allDocs(g.NumDocs())
+	in := NewInputs(g, IDF(g, docsIDs), cfg.MaxLen, cfg.Truncate)
+	b := linkBatch(t, g, [][2]int32{{0, 1}, {2, 3}, {4, 7}, {1, 4}}, cfg.Neighbors, 5)
+	for _, tc := range []struct {
+		name   string
+		rate   float64
+		noGrad bool
+		moves  bool
+	}{
+		{"training step", 0.25, false, true},
+		{"evaluation", 0.25, true, false},
+		{"rate 0", 0, false, false},
+	} {
+		m.SetSimilarity(2, 0.5)
+		m.Cfg.Tree.FDTrack = tc.rate
+		tp := tensor.NewTape()
+		tp.NoGrad = tc.noGrad
+		if _, _, err := m.Loss(tp, in, b, nil); err != nil {
+			t.Fatal(err)
+		}
+		moved := m.Cfg.Tree.FDRadius != 2 || m.Cfg.Tree.FDTemp != 0.5
+		if moved != tc.moves {
+			t.Errorf("%s: r, t moved to %v, %v: moved = %v, want %v", tc.name, m.Cfg.Tree.FDRadius, m.Cfg.Tree.FDTemp, moved, tc.moves)
 		}
 	}
 }

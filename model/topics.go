@@ -55,7 +55,8 @@ const DecoderParam = "tree.decoder.u"
 // built-in corpus (free document points) N(0,1) rows with a 10× decoder
 // rate (train.Options.DecoderLRScale) reached a per-token NLL of 4.38
 // against 4.95-5.6 (the planted model's own: 4.29), but did not stop the
-// full model's tree collapse (docs/results.md).
+// full model's tree collapse (docs/results.md). train's default topic start
+// instead fits U alone, at a high rate, before the first step (FitTopics).
 const decoderInitStd = 4
 
 func newTopics(m lorentz.Manifold, cfg Config, rng *rand.Rand) (*Topics, error) {
