@@ -9,7 +9,8 @@ import (
 )
 
 // Variant is a named change of the configuration a run starts from: the
-// paper's Fig. 3 ablations and the nesting ablation of issue 5. Apply
+// paper's Fig. 3 ablations, the nesting ablation of issue 5 and the paper's
+// topic start. Apply
 // changes only what the variant is about, so every variant differs from
 // "default" (the flags as given) in exactly one respect.
 type Variant struct {
@@ -39,6 +40,8 @@ var Variants = []Variant{
 	lambdaTopic("0.1", 0.1),
 	lambdaTopic("1", 1),
 	lambdaTopic("10", 10),
+	{"topic-init-random", "the paper's topic start: topics as built and σ = 1/(1+exp(d²)), instead of the fitted start (k-means topics, calibrated σ, decoder warm-up)",
+		func(_ *model.Config, o *train.Options) { o.TopicInit = "random" }},
 	{"nesting-full", "neighbours encoded in the same pass with gradients through them, instead of the per-epoch cache (issue 5)",
 		func(_ *model.Config, o *train.Options) { o.Nesting = "full" }},
 }

@@ -53,6 +53,7 @@ func TestVariantsChangeOneThing(t *testing.T) {
 		"lambda-topic-0.1":   "lambda_topic 0.1",
 		"lambda-topic-1":     "", // the default weight: the paper's reference point
 		"lambda-topic-10":    "lambda_topic 10",
+		"topic-init-random":  "topic_init random",
 		"nesting-full":       `nesting "full"`,
 	}
 	if len(want) != len(Variants) {

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/gtformer/gtformer/corpus"
 	"github.com/gtformer/gtformer/internal/atomicfile"
@@ -23,7 +25,10 @@ const (
 	optimizerFile = "optimizer.safetensors"
 	bestFile      = "best.safetensors"
 	bestTreeFile  = "best_tree.json"
-	trainerFile   = "trainer.json"
+	// Metadata keys of the best state's σ radius and temperature.
+	metaRadius  = "fd_radius"
+	metaTemp    = "fd_temp"
+	trainerFile = "trainer.json"
 )
 
 type trainerJSON struct {
@@ -49,7 +54,11 @@ func (t *Trainer) SaveCheckpoint(dir string) error {
 			// per-topic tensors keep their own shapes.
 			ts = append(ts, &tensor.Tensor{Name: p.Name, Shape: t.best.shapes[p.Name], Data: t.best.params[p.Name]})
 		}
-		if err := safetensors.WriteFile(filepath.Join(dir, bestFile), ts, nil); err != nil {
+		meta := map[string]string{
+			metaRadius: strconv.FormatFloat(t.best.radius, 'g', -1, 64),
+			metaTemp:   strconv.FormatFloat(t.best.temp, 'g', -1, 64),
+		}
+		if err := safetensors.WriteFile(filepath.Join(dir, bestFile), ts, meta); err != nil {
 			return fmt.Errorf("checkpoint: %w", err)
 		}
 		if err := atomicfile.WriteFile(filepath.Join(dir, bestTreeFile), t.best.tree.WriteJSON); err != nil {
@@ -96,7 +105,7 @@ func Resume(dir string, g *corpus.Graph, s *corpus.Split, opt Options) (*Trainer
 	}
 	t.State, t.History = tj.State, tj.History
 	if t.State.BestEpoch > 0 {
-		ts, _, err := safetensors.ReadFile(filepath.Join(dir, bestFile))
+		ts, meta, err := safetensors.ReadFile(filepath.Join(dir, bestFile))
 		if err != nil {
 			return nil, fmt.Errorf("resume: %w", err)
 		}
@@ -104,8 +113,20 @@ func Resume(dir string, g *corpus.Graph, s *corpus.Split, opt Options) (*Trainer
 		if err != nil {
 			return nil, fmt.Errorf("resume: %w", err)
 		}
-		b := &snapshot{params: map[string][]float32{}, shapes: map[string][]int{}, tree: tree}
+		b := &snapshot{params: map[string][]float32{}, shapes: map[string][]int{}, tree: tree,
+			radius: m.Cfg.Tree.FDRadius, temp: m.Cfg.Tree.FDTemp}
 		var errs []error
+		// Checkpoints written before σ could move carry no r and t with
+		// the best state: theirs were the model's.
+		for key, dst := range map[string]*float64{metaRadius: &b.radius, metaTemp: &b.temp} {
+			if v, ok := meta[key]; ok {
+				x, err := strconv.ParseFloat(v, 64)
+				if err != nil || x < 0 || math.IsInf(x, 0) {
+					errs = append(errs, fmt.Errorf("best state: metadata %s = %q is not a non-negative number", key, v))
+				}
+				*dst = x
+			}
+		}
 		for _, p := range m.Params() {
 			v, ok := ts[p.Name]
 			switch {

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -138,6 +139,14 @@ func TestOptionsValidate(t *testing.T) {
 		{"warm-up", func(o *Options) { o.Warmup = -1 }, "warm-up -1"},
 		{"clip", func(o *Options) { o.Clip = -1 }, "clip"},
 		{"nesting", func(o *Options) { o.Nesting = "partial" }, `nesting "partial"`},
+		{"topic init", func(o *Options) { o.TopicInit = "lda" }, `topic init "lda"`},
+		{"paper's topic init", func(o *Options) { o.TopicInit = "random" }, ""},
+		{"no topic warm-up", func(o *Options) { o.TopicWarmup, o.TopicWarmupLR = 0, 0 }, ""},
+		{"topic warm-up steps", func(o *Options) { o.TopicWarmup = -1 }, "topic warm-up of -1 steps"},
+		{"topic warm-up rate", func(o *Options) { o.TopicWarmupLR = 0 }, "needs a positive learning rate"},
+		{"topic warm-up rate NaN", func(o *Options) { o.TopicWarmupLR = math.NaN() }, "learning rate NaN"},
+		{"topic refit", func(o *Options) { o.TopicRefit = -1 }, "topic refit epoch -1"},
+		{"similarity tracking", func(o *Options) { o.SimilarityTrack = 1.5 }, "tracking rate 1.5"},
 		{"valid every", func(o *Options) { o.ValidEvery = 0 }, "intervals"},
 		{"embed batch", func(o *Options) { o.EmbedBatch = 0 }, "inference batch"},
 	} {

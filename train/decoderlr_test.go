@@ -16,6 +16,7 @@ func TestDecoderLRScale(t *testing.T) {
 	moved := func(scale float64) float64 {
 		opt := tinyOptions(1, "cache", 3)
 		opt.DecoderLRScale = scale
+		opt.TopicInit = "random" // the "fit" start's warm-up moves U on its own
 		tr := newTrainer(t, g, s, tinyConfig(g), opt)
 		if name := tr.Model.Topics.U.Name; name != model.DecoderParam {
 			t.Fatalf("decoder rows are named %q, the trainer scales %q", name, model.DecoderParam)

@@ -36,10 +36,34 @@ type Options struct {
 	// gradient through neighbours).
 	Nesting string `json:"nesting"`
 
-	// TopicInit is "kmeans" (before the first step, place the topics at a
-	// hierarchical k-means clustering of the training documents' initial
-	// embeddings; see model.InitTopicsFromDocs) or "random" (as built).
+	// TopicInit is how the topic side starts, before the first step:
+	//   - "fit" (the default): "kmeans", then σ's radius and temperature
+	//     calibrated to the documents' distances from their topics
+	//     (model.CalibrateSimilarity; this overrides the configured ones),
+	//     then TopicWarmup steps fitting the decoder U alone to the
+	//     documents' words with the topics held at their clusters
+	//     (model.FitTopics);
+	//   - "kmeans": place the topics at a hierarchical k-means clustering
+	//     of the training documents' initial embeddings
+	//     (model.InitTopicsFromDocs);
+	//   - "random": as built, with the configured σ (the paper's setting).
 	TopicInit string `json:"topic_init"`
+	// TopicWarmup is the number of decoder-only steps of TopicInit "fit",
+	// each over TopicWarmupBatch training documents at learning rate
+	// TopicWarmupLR.
+	//
+	// "fit" also sets the model's Tree.FDTrack to SimilarityTrack, so that r
+	// and t follow the documents' spread as training moves them (0: fixed
+	// at the initial calibration).
+	TopicWarmup      int     `json:"topic_warmup,omitempty"`
+	TopicWarmupBatch int     `json:"topic_warmup_batch,omitempty"`
+	TopicWarmupLR    float64 `json:"topic_warmup_lr,omitempty"`
+	SimilarityTrack  float64 `json:"similarity_track,omitempty"`
+	// TopicRefit, when positive, redoes the topic start (TopicInit) after
+	// that epoch, on the documents as the model then embeds them: where the
+	// initial embeddings say little about the documents' topics (ML), the
+	// graph loss has organised them by then.
+	TopicRefit int `json:"topic_refit,omitempty"`
 
 	ValidEvery int `json:"valid_every"` // epochs between validations (the last epoch always validates)
 	GrowEvery  int `json:"grow_every"`  // epochs between tree updates (tree mode "grow")
@@ -64,7 +88,8 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{
 		Epochs: 12, BatchLinks: 32, LR: 1e-3, LRFloor: 1e-5, Warmup: 100,
-		WeightDecay: 0.01, Clip: 1, Seed: 1, Nesting: "cache", TopicInit: "random",
+		WeightDecay: 0.01, Clip: 1, Seed: 1, Nesting: "cache", TopicInit: "fit",
+		TopicWarmup: 300, TopicWarmupBatch: 256, TopicWarmupLR: 0.03, SimilarityTrack: 0.05,
 		ValidEvery: 2, GrowEvery: 2, EmbedBatch: 128, MaxNbrs: 64,
 	}
 }
@@ -85,7 +110,12 @@ func (o *Options) Validate() error {
 	check(o.WeightDecay >= 0 && o.Clip >= 0, "weight decay and clip must be non-negative")
 	check(o.DecoderLRScale >= 0 && !math.IsInf(o.DecoderLRScale, 0), "decoder learning-rate scale %g must be non-negative and finite", o.DecoderLRScale)
 	check(o.Nesting == "full" || o.Nesting == "cache", "nesting %q: want full or cache", o.Nesting)
-	check(o.TopicInit == "kmeans" || o.TopicInit == "random" || o.TopicInit == "", "topic init %q: want kmeans or random", o.TopicInit)
+	check(o.TopicInit == "fit" || o.TopicInit == "kmeans" || o.TopicInit == "random" || o.TopicInit == "", "topic init %q: want fit, kmeans or random", o.TopicInit)
+	check(o.TopicWarmup >= 0 && o.TopicWarmupBatch >= 0, "topic warm-up of %d steps × %d documents must be non-negative", o.TopicWarmup, o.TopicWarmupBatch)
+	check(o.TopicWarmupLR >= 0 && !math.IsInf(o.TopicWarmupLR, 0), "topic warm-up learning rate %g must be non-negative and finite", o.TopicWarmupLR)
+	check(o.TopicRefit >= 0, "topic refit epoch %d must be non-negative", o.TopicRefit)
+	check(o.SimilarityTrack >= 0 && o.SimilarityTrack <= 1, "similarity tracking rate %g outside [0,1]", o.SimilarityTrack)
+	check(o.TopicInit != "fit" || o.TopicWarmup == 0 || o.TopicWarmupLR > 0, "topic warm-up of %d steps needs a positive learning rate", o.TopicWarmup)
 	check(o.ValidEvery >= 1 && o.GrowEvery >= 1, "validation and growth intervals must be positive")
 	check(o.EmbedBatch >= 1 && o.MaxNbrs >= 1, "inference batch and neighbour cap must be positive")
 	return errors.Join(errs...)

@@ -130,6 +130,14 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 			if d := diffBits(paramBits(a.Model), paramBits(b.Model)); d != "" {
 				t.Errorf("final (best) parameters differ: %s", d)
 			}
+			// σ's r and t move during training (tracking) and are part of
+			// the best state: they must come back through the checkpoint.
+			if ra, rb := a.Model.Cfg.Tree, b.Model.Cfg.Tree; ra.FDRadius != rb.FDRadius || ra.FDTemp != rb.FDTemp || ra.FDTrack != rb.FDTrack {
+				t.Errorf("σ differs: r, t, rate = %v, %v, %v vs %v, %v, %v", ra.FDRadius, ra.FDTemp, ra.FDTrack, rb.FDRadius, rb.FDTemp, rb.FDTrack)
+			}
+			if a.Model.Cfg.Tree.FDTrack == 0 || a.Model.Cfg.Tree.FDTemp == 0 {
+				t.Error("the default topic start did not calibrate and track σ: the resume would not cover it")
+			}
 			if ta, tb := treeJSON(t, a.Model), treeJSON(t, b.Model); ta != tb {
 				t.Errorf("final trees differ:\n%s\nvs\n%s", ta, tb)
 			}

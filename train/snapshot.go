@@ -8,17 +8,21 @@ import (
 // snapshot is a copy of the trainable state: parameters by name, the tree,
 // and (for roll-backs) the optimiser's moments and step count.
 type snapshot struct {
-	params  map[string][]float32
-	shapes  map[string][]int
-	tree    *topictree.Tree
-	opt     map[string]*tensor.Tensor
-	optStep int64
-	step    int64
+	params map[string][]float32
+	shapes map[string][]int
+	tree   *topictree.Tree
+	// radius and temp are σ's r and t, which move during training when
+	// the model tracks them (model.TreeConfig.FDTrack).
+	radius, temp float64
+	opt          map[string]*tensor.Tensor
+	optStep      int64
+	step         int64
 }
 
 // snapshotParams copies the parameters and the tree (the best state).
 func (t *Trainer) snapshotParams() *snapshot {
-	s := &snapshot{params: map[string][]float32{}, shapes: map[string][]int{}, tree: t.Model.Topics.Tree.Clone()}
+	s := &snapshot{params: map[string][]float32{}, shapes: map[string][]int{}, tree: t.Model.Topics.Tree.Clone(),
+		radius: t.Model.Cfg.Tree.FDRadius, temp: t.Model.Cfg.Tree.FDTemp}
 	for _, p := range t.Model.Params() {
 		s.params[p.Name] = append([]float32(nil), p.Data...)
 		s.shapes[p.Name] = append([]int(nil), p.Shape...)
@@ -46,6 +50,7 @@ func (t *Trainer) snapshot() *snapshot {
 // parameters take the snapshot tree's number of rows.
 func (t *Trainer) restoreParams(s *snapshot) {
 	t.Model.SetTree(s.tree.Clone())
+	t.Model.SetSimilarity(s.radius, s.temp)
 	for _, p := range t.Model.Params() {
 		copy(p.Data, s.params[p.Name])
 	}

@@ -144,9 +144,8 @@ func (t *Trainer) schedule() optim.Schedule {
 // epochs of this session and, if Opt.Epochs is not reached yet, leaves the
 // model at its current state (the checkpoint continues from there).
 func (t *Trainer) Run() error {
-	if t.State.Epoch == 0 && t.State.Step == 0 && t.Opt.TopicInit == "kmeans" {
-		emb := t.Model.Embed(t.In, t.S.Train, func(d int32) []int32 { return t.S.TrainNeighbors(int(d)) }, t.Opt.MaxNbrs, t.Opt.EmbedBatch)
-		if err := t.Model.InitTopicsFromDocs(emb.Tangent, t.Opt.Seed); err != nil {
+	if t.State.Epoch == 0 && t.State.Step == 0 {
+		if err := t.initTopics(); err != nil {
 			return err
 		}
 	}
@@ -173,6 +172,12 @@ func (t *Trainer) Run() error {
 		}
 		t.State.Epoch++
 		ran++
+		if t.State.Epoch == t.Opt.TopicRefit && t.State.Epoch < t.Opt.Epochs {
+			fmt.Fprintf(t.log, "epoch %d: topic start redone on the trained document embeddings\n", t.State.Epoch)
+			if err := t.initTopics(); err != nil {
+				return err
+			}
+		}
 		last := t.State.Epoch == t.Opt.Epochs
 		grow := t.Model.Cfg.Tree.Mode == "grow" && t.State.Epoch%t.Opt.GrowEvery == 0 && !last
 		valid := t.State.Epoch%t.Opt.ValidEvery == 0 || last
@@ -194,6 +199,37 @@ func (t *Trainer) Run() error {
 		t.restoreParams(t.best)
 		fmt.Fprintf(t.log, "kept the state of epoch %d (best validation score %.2f)\n", t.State.BestEpoch, t.State.BestScore)
 	}
+	return nil
+}
+
+// initTopics starts the topic side as Opt.TopicInit says (see Options).
+func (t *Trainer) initTopics() error {
+	if t.Opt.TopicInit != "kmeans" && t.Opt.TopicInit != "fit" {
+		return nil
+	}
+	m := t.Model
+	emb := m.Embed(t.In, t.S.Train, func(d int32) []int32 { return t.S.TrainNeighbors(int(d)) }, t.Opt.MaxNbrs, t.Opt.EmbedBatch)
+	if err := m.InitTopicsFromDocs(emb.Tangent, t.Opt.Seed); err != nil {
+		return err
+	}
+	if t.Opt.TopicInit != "fit" {
+		return nil
+	}
+	r, temp := m.CalibrateSimilarity(emb.Tangent)
+	m.Cfg.Tree.FDTrack = t.Opt.SimilarityTrack
+	fmt.Fprintf(t.log, "topics placed at k-means clusters of the training documents; σ calibrated: r = %.3g, t = %.3g (tracked at rate %g)\n", r, temp, t.Opt.SimilarityTrack)
+	if t.Opt.TopicWarmup == 0 {
+		return nil
+	}
+	began := time.Now()
+	nll, err := m.FitTopics(emb.Tangent, t.In, t.S.Train, model.TopicFit{
+		Steps: t.Opt.TopicWarmup, LR: t.Opt.TopicWarmupLR, Batch: t.Opt.TopicWarmupBatch,
+		Seed: t.Opt.Seed, DecoderOnly: true,
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(t.log, "decoder warm-up: %d steps, topic NLL %.3f per token (%.1fs)\n", t.Opt.TopicWarmup, nll, time.Since(began).Seconds())
 	return nil
 }
 
