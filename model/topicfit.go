@@ -64,7 +64,11 @@ func (m *Model) FitTopics(tangent []float32, in *Inputs, docs []int32, f TopicFi
 		return 1
 	}
 	opt := optim.NewAdamW(cfg)
-	ps := m.Topics.Params()
+	all := m.Topics.Params()
+	for _, p := range all {
+		p.ZeroGrad()
+	}
+	ps := all
 	if f.DecoderOnly {
 		ps = []*tensor.Tensor{m.Topics.U}
 	}
@@ -109,14 +113,13 @@ func (m *Model) FitTopics(tangent []float32, in *Inputs, docs []int32, f TopicFi
 		if math.IsNaN(nll) || math.IsInf(nll, 0) {
 			return 0, fmt.Errorf("model: FitTopics: step %d: topic loss is %v", s+1, nll)
 		}
-		for _, p := range ps {
-			p.ZeroGrad()
-		}
 		tp.Backward(loss)
 		opt.Step(f.LR)
-	}
-	for _, p := range ps {
-		p.ZeroGrad()
+		// Every topic parameter receives gradient, trained or not: none may
+		// carry it into the next step, nor into the caller's training.
+		for _, p := range all {
+			p.ZeroGrad()
+		}
 	}
 	return nll, nil
 }

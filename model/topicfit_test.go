@@ -240,6 +240,16 @@ func TestFitTopics(t *testing.T) {
 			t.Errorf("decoder-only fit changed %s", p.Name)
 		}
 	}
+	// Topic parameters that were not trained still received gradient:
+	// none may be left for the caller's next optimiser step.
+	for _, p := range m.Params() {
+		for _, g := range p.Grad {
+			if g != 0 {
+				t.Errorf("decoder-only fit left gradient on %s", p.Name)
+				break
+			}
+		}
+	}
 	again, _ := fit(TopicFit{Steps: 200, LR: 0.03, Batch: 25, Seed: 1, DecoderOnly: true})
 	if !slices.Equal(again.Topics.U.Data, m.Topics.U.Data) {
 		t.Error("decoder-only fit is not reproducible with the same seed")

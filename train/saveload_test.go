@@ -51,6 +51,9 @@ func TestSaveLoadEmbedsTheSame(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := tinyConfig(g)
 			tc.mutate(&cfg)
+			// A high pruning share makes sure the tree changes (leaves
+			// hold 1/9 of the words on average).
+			cfg.Tree.SPrune = 0.2
 			// Two epochs of three: the model keeps the tree grown or
 			// pruned after each (the best state might predate growth).
 			opt := tinyOptions(3, "cache", 4)
