@@ -57,12 +57,7 @@ func (m *Model) FitTopics(tangent []float32, in *Inputs, docs []int32, f TopicFi
 		scale = 1
 	}
 	cfg := optim.DefaultConfig()
-	cfg.LRScale = func(name string) float64 {
-		if name == DecoderParam {
-			return scale
-		}
-		return 1
-	}
+	cfg.LRScale = DecoderLRScale(scale)
 	opt := optim.NewAdamW(cfg)
 	all := m.Topics.Params()
 	for _, p := range all {
@@ -122,6 +117,17 @@ func (m *Model) FitTopics(tangent []float32, in *Inputs, docs []int32, f TopicFi
 		}
 	}
 	return nll, nil
+}
+
+// DecoderLRScale returns an optim.Config.LRScale that multiplies the
+// decoder rows' (DecoderParam's) learning rate by scale and leaves the others.
+func DecoderLRScale(scale float64) func(name string) float64 {
+	return func(name string) float64 {
+		if name == DecoderParam {
+			return scale
+		}
+		return 1
+	}
 }
 
 // CalibrateSimilarity sets the Fermi-Dirac radius r and temperature t of

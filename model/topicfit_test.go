@@ -46,12 +46,7 @@ func topicOnlyFit(t *testing.T, steps int, radius, uStd, uRate float64) (nll, ma
 		D.Data[i] = float32(rng.NormFloat64() / math.Sqrt(float64(n)))
 	}
 	ocfg := optim.DefaultConfig()
-	ocfg.LRScale = func(name string) float64 {
-		if name == DecoderParam {
-			return uRate
-		}
-		return 1
-	}
+	ocfg.LRScale = DecoderLRScale(uRate)
 	opt := optim.NewAdamW(ocfg)
 	ps := append(m.Topics.Params(), D)
 	for _, p := range ps {

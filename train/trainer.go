@@ -111,12 +111,7 @@ func New(m *model.Model, g *corpus.Graph, s *corpus.Split, opt Options) (*Traine
 	cfg.WeightDecay = opt.WeightDecay
 	cfg.NoDecay = optim.MatchNames("*.b", "*.gamma", "*.beta", "embed.*", "scale.*", "tree.root_in", "tree.level_start")
 	if f := opt.DecoderLRScale; f > 0 && f != 1 {
-		cfg.LRScale = func(name string) float64 {
-			if name == model.DecoderParam {
-				return f
-			}
-			return 1
-		}
+		cfg.LRScale = model.DecoderLRScale(f)
 	}
 	t.adam = optim.NewAdamW(cfg)
 	for _, p := range m.Params() {
