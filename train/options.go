@@ -59,11 +59,13 @@ type Options struct {
 	TopicWarmupBatch int     `json:"topic_warmup_batch,omitempty"`
 	TopicWarmupLR    float64 `json:"topic_warmup_lr,omitempty"`
 	SimilarityTrack  float64 `json:"similarity_track,omitempty"`
-	// TopicRefit, when positive, redoes the topic start (TopicInit) after
-	// that epoch, on the documents as the model then embeds them: where the
-	// initial embeddings say little about the documents' topics (ML), the
-	// graph loss has organised them by then. Default 1: on ML it kept 10
-	// topics where the start alone kept 4 (docs/results.md).
+	// TopicRefit, when positive, redoes the topic start (TopicInit "fit"
+	// or "kmeans") after that epoch, on the documents as the model then
+	// embeds them: where the initial embeddings say little about the
+	// documents' topics (ML), the graph loss has organised them by then.
+	// Default 1: on ML the tree kept about 10 topics where the start alone
+	// kept 4 (docs/results.md). The topic parameters' optimiser moments
+	// are kept.
 	TopicRefit int `json:"topic_refit,omitempty"`
 
 	ValidEvery int `json:"valid_every"` // epochs between validations (the last epoch always validates)

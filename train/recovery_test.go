@@ -67,9 +67,9 @@ func allDocs(n int) []int32 {
 // calibrated anew; the run still reproduces itself.
 func TestTopicRefit(t *testing.T) {
 	g, s := tinyData(t)
-	run := func(refit int) (*Trainer, string) {
+	run := func(refit int, init string) (*Trainer, string) {
 		opt := tinyOptions(2, "cache", 4)
-		opt.TopicRefit = refit
+		opt.TopicRefit, opt.TopicInit = refit, init
 		var log bytes.Buffer
 		opt.Log = &log
 		tr := newTrainer(t, g, s, tinyConfig(g), opt)
@@ -78,11 +78,12 @@ func TestTopicRefit(t *testing.T) {
 		}
 		return tr, log.String()
 	}
-	plain, plainLog := run(0)
-	a, aLog := run(1)
-	b, _ := run(1)
-	if !strings.Contains(aLog, "epoch 1: topic start redone") || strings.Contains(plainLog, "redone") {
-		t.Errorf("refit log lines wrong:\nrefit:\n%s\nplain:\n%s", aLog, plainLog)
+	plain, plainLog := run(0, "fit")
+	a, aLog := run(1, "fit")
+	b, _ := run(1, "fit")
+	_, paperLog := run(1, "random") // the paper's start has nothing to redo
+	if !strings.Contains(aLog, "epoch 1: topic start redone") || strings.Contains(plainLog, "redone") || strings.Contains(paperLog, "redone") {
+		t.Errorf("refit log lines wrong:\nrefit:\n%s\nplain:\n%s\nrandom start:\n%s", aLog, plainLog, paperLog)
 	}
 	if strings.Count(aLog, "σ calibrated") != 2 {
 		t.Errorf("want two calibrations with a refit, log:\n%s", aLog)

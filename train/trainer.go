@@ -167,7 +167,8 @@ func (t *Trainer) Run() error {
 		}
 		t.State.Epoch++
 		ran++
-		if t.State.Epoch == t.Opt.TopicRefit && t.State.Epoch < t.Opt.Epochs {
+		refit := t.Opt.TopicInit == "fit" || t.Opt.TopicInit == "kmeans"
+		if refit && t.State.Epoch == t.Opt.TopicRefit && t.State.Epoch < t.Opt.Epochs {
 			fmt.Fprintf(t.log, "epoch %d: topic start redone on the trained document embeddings\n", t.State.Epoch)
 			if err := t.initTopics(); err != nil {
 				return err
