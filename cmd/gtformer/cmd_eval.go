@@ -73,7 +73,7 @@ func writeCurves(dir, title string, h []train.EpochLog) error {
 		return nil
 	}
 	c := plots.Curves{Title: title}
-	var graph, topic, sup, total, f1, auc []float64
+	var graph, topic, sup, total, f1, supF1, auc []float64
 	anySup := false
 	for _, e := range h {
 		c.Epoch = append(c.Epoch, e.Epoch)
@@ -84,6 +84,7 @@ func writeCurves(dir, title string, h []train.EpochLog) error {
 		anySup = anySup || e.Sup != 0
 		f1 = append(f1, valueOrNaN(e.ValidF1))
 		auc = append(auc, valueOrNaN(e.ValidAUC))
+		supF1 = append(supF1, valueOrNaN(e.ValidSupF1))
 	}
 	c.Loss = []plots.Series{{Name: "graph", Values: graph}, {Name: "topic", Values: topic}}
 	if anySup {
@@ -91,6 +92,9 @@ func writeCurves(dir, title string, h []train.EpochLog) error {
 	}
 	c.Loss = append(c.Loss, plots.Series{Name: "total", Values: total})
 	c.Validation = []plots.Series{{Name: "valid kNN Micro-F1", Values: f1}, {Name: "valid link AUC", Values: auc}}
+	if anySup {
+		c.Validation = append(c.Validation, plots.Series{Name: "valid supervised Micro-F1", Values: supF1})
+	}
 	fig, err := plots.LearningCurves(c)
 	if err != nil {
 		return fmt.Errorf("learning curves: %w", err)
