@@ -186,10 +186,7 @@ func (m *Model) trackSimilarity(points, z *tensor.Tensor) {
 	if !ok {
 		return
 	}
-	r, t := m.Cfg.Tree.FDRadius, m.Cfg.Tree.FDTemp
-	if t == 0 {
-		t = 1
-	}
+	r, t := m.Topics.Radius, m.Topics.temperature()
 	m.SetSimilarity((1-mu)*r+mu*br, (1-mu)*t+mu*bt)
 }
 

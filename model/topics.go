@@ -237,13 +237,19 @@ func (t *Topics) cell(tp *tensor.Tape, zParent, zLeft *tensor.Tensor, rows []int
 // points d (B,n+1): σ(t,i) = 1/(1+exp((d(z_t, d_i)² − r)/t)) for topics and
 // levels, then path and level stick-breaking.
 func (t *Topics) theta(tp *tensor.Tape, d, z, zh *tensor.Tensor) *tensor.Tensor {
-	temp := t.Temp
-	if temp == 0 {
-		temp = 1
-	}
+	temp := t.temperature()
 	sT := hnn.FermiDiracRT(tp, t.M.PairSqDist(tp, d, z), t.Radius, temp)
 	sH := hnn.FermiDiracRT(tp, t.M.PairSqDist(tp, d, zh), t.Radius, temp)
 	return topictree.Theta(tp, t.tab, sT, sH)
+}
+
+// temperature returns σ's t, where 0 (configs saved before it existed)
+// means the paper's 1.
+func (t *Topics) temperature() float64 {
+	if t.Temp == 0 {
+		return 1
+	}
+	return t.Temp
 }
 
 // beta returns the topic-word distributions β (T,V): row t is

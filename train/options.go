@@ -51,14 +51,13 @@ type Options struct {
 	// TopicWarmup is the number of decoder-only steps of TopicInit "fit",
 	// each over TopicWarmupBatch training documents at learning rate
 	// TopicWarmupLR.
-	//
-	// "fit" also sets the model's Tree.FDTrack to SimilarityTrack, so that r
-	// and t follow the documents' spread as training moves them (0: fixed
-	// at the initial calibration).
 	TopicWarmup      int     `json:"topic_warmup,omitempty"`
 	TopicWarmupBatch int     `json:"topic_warmup_batch,omitempty"`
 	TopicWarmupLR    float64 `json:"topic_warmup_lr,omitempty"`
-	SimilarityTrack  float64 `json:"similarity_track,omitempty"`
+	// SimilarityTrack is what "fit" sets the model's Tree.FDTrack to, so
+	// that r and t follow the documents' spread as training moves them (0:
+	// fixed at the initial calibration).
+	SimilarityTrack float64 `json:"similarity_track,omitempty"`
 	// TopicRefit, when positive, redoes the topic start (TopicInit "fit"
 	// or "kmeans") after that epoch, on the documents as the model then
 	// embeds them: where the initial embeddings say little about the
@@ -86,6 +85,10 @@ type Options struct {
 	Log      io.Writer `json:"-"` // change log, validation lines (nil: discard)
 	Progress io.Writer `json:"-"` // progress bar (nil: none)
 }
+
+// placesTopics reports whether TopicInit places the topics at the
+// documents ("fit" or "kmeans"), which a refit then redoes.
+func (o *Options) placesTopics() bool { return o.TopicInit == "fit" || o.TopicInit == "kmeans" }
 
 // DefaultOptions returns the defaults used by `gtformer train`.
 func DefaultOptions() Options {

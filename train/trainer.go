@@ -170,8 +170,7 @@ func (t *Trainer) Run() error {
 		}
 		t.State.Epoch++
 		ran++
-		refit := t.Opt.TopicInit == "fit" || t.Opt.TopicInit == "kmeans"
-		if refit && t.State.Epoch == t.Opt.TopicRefit && t.State.Epoch < t.Opt.Epochs {
+		if t.Opt.placesTopics() && t.State.Epoch == t.Opt.TopicRefit && t.State.Epoch < t.Opt.Epochs {
 			fmt.Fprintf(t.log, "epoch %d: topic start redone on the trained document embeddings\n", t.State.Epoch)
 			if err := t.initTopics(); err != nil {
 				return err
@@ -203,11 +202,11 @@ func (t *Trainer) Run() error {
 
 // initTopics starts the topic side as Opt.TopicInit says (see Options).
 func (t *Trainer) initTopics() error {
-	if t.Opt.TopicInit != "kmeans" && t.Opt.TopicInit != "fit" {
+	if !t.Opt.placesTopics() {
 		return nil
 	}
 	m := t.Model
-	emb := m.Embed(t.In, t.S.Train, func(d int32) []int32 { return t.S.TrainNeighbors(int(d)) }, t.Opt.MaxNbrs, t.Opt.EmbedBatch)
+	emb := t.embedTrain(t.S.Train)
 	if err := m.InitTopicsFromDocs(emb.Tangent, t.Opt.Seed); err != nil {
 		return err
 	}
@@ -230,6 +229,12 @@ func (t *Trainer) initTopics() error {
 	}
 	fmt.Fprintf(t.log, "decoder warm-up: %d steps, topic NLL %.3f per token (%.1fs)\n", t.Opt.TopicWarmup, nll, time.Since(began).Seconds())
 	return nil
+}
+
+// embedTrain embeds docs with the current weights, each through its
+// training links only (validation and test links stay unseen).
+func (t *Trainer) embedTrain(docs []int32) *model.Embeddings {
+	return t.Model.Embed(t.In, docs, func(d int32) []int32 { return t.S.TrainNeighbors(int(d)) }, t.Opt.MaxNbrs, t.Opt.EmbedBatch)
 }
 
 // nonFinite reports a NaN or Inf in a loss part or the gradient norm.
@@ -394,7 +399,7 @@ func (t *Trainer) batch(links [][2]int32, nbrTable []int32, k int) *model.Batch 
 func (t *Trainer) validate(rec *EpochLog, grow bool) error {
 	m := t.Model
 	docs := t.S.Train
-	emb := m.Embed(t.In, docs, func(d int32) []int32 { return t.S.TrainNeighbors(int(d)) }, t.Opt.MaxNbrs, t.Opt.EmbedBatch)
+	emb := t.embedTrain(docs)
 	dim := emb.Width + 1
 	row := make(map[int32]int, len(docs))
 	for i, d := range docs {
