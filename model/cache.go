@@ -1,6 +1,10 @@
 package model
 
-import "github.com/gtformer/gtformer/tensor"
+import (
+	"slices"
+
+	"github.com/gtformer/gtformer/tensor"
+)
 
 // Cache holds every document's own-text [CLS] after layers 1..L-1 (unscaled),
 // from its latest own-stream encoding: the historical-embedding speed option
@@ -53,4 +57,97 @@ func (m *Model) Refresh(c *Cache, in *Inputs, docs []int32, batch int) {
 			}
 		}
 	}
+}
+
+// hops returns how far the graph embedding reaches (Config.Hops, 0 means 1).
+func (c *Config) hops() int { return max(c.Hops, 1) }
+
+// RefreshNeighbors fills c for docs, the documents that centres will read
+// as neighbours. With one hop that is Refresh: their own-text [CLS]. With
+// two, each of docs is first encoded as a centre over its own neighbours
+// (nbrs, capped at maxNbrs as in Embed), which are read from a scratch
+// cache of own-text [CLS], and c keeps the [CLS] of that nested pass after
+// layers 1..L-1. A centre that reads c then aggregates over neighbours that
+// have aggregated over theirs: two hops of the graph at the cost of one
+// extra pass over docs.
+func (m *Model) RefreshNeighbors(c *Cache, in *Inputs, docs []int32, nbrs func(d int32) []int32, maxNbrs, batch int) {
+	if c.Layers == 0 || m.Cfg.NoGraph {
+		return
+	}
+	if m.Cfg.hops() == 1 {
+		m.Refresh(c, in, docs, batch)
+		return
+	}
+	pick := capNeighbors(nbrs, maxNbrs)
+	own := m.NewCache(c.N)
+	m.Refresh(own, in, neighborsOf(docs, pick), batch)
+	tp := tensor.NewTape()
+	tp.NoGrad = true
+	n := c.Width
+	for lo := 0; lo < len(docs); lo += batch {
+		part := docs[lo:min(lo+batch, len(docs))]
+		lists := make([][]int32, len(part))
+		for i, d := range part {
+			lists[i] = pick(d)
+		}
+		tp.Reset()
+		out := m.forward(tp, in, part, neighborSlots(lists), own)
+		for l, o := range out.CLS {
+			base := l * c.N * n
+			for i, d := range part {
+				copy(c.Data[base+int(d)*n:base+int(d+1)*n], o.Data[i*n:(i+1)*n])
+			}
+		}
+	}
+}
+
+// capNeighbors returns the neighbour list a document aggregates over at
+// inference: nbrs(d) thinned evenly to at most maxNbrs, or d itself when it
+// has none (as in training).
+func capNeighbors(nbrs func(d int32) []int32, maxNbrs int) func(d int32) []int32 {
+	return func(d int32) []int32 {
+		l := nbrs(d)
+		if len(l) == 0 {
+			return []int32{d}
+		}
+		if len(l) <= maxNbrs {
+			return l
+		}
+		out := make([]int32, maxNbrs)
+		for i := range out {
+			out[i] = l[i*len(l)/maxNbrs]
+		}
+		return out
+	}
+}
+
+// neighborsOf returns the distinct documents of pick(d) over docs, sorted.
+func neighborsOf(docs []int32, pick func(d int32) []int32) []int32 {
+	var all []int32
+	for _, d := range docs {
+		all = append(all, pick(d)...)
+	}
+	slices.Sort(all)
+	return slices.Compact(all)
+}
+
+// neighborSlots lays per-document neighbour lists out as K slots each, K the
+// longest list; shorter lists are padded with their first entry, masked out.
+func neighborSlots(lists [][]int32) Neighbors {
+	k := 1
+	for _, l := range lists {
+		k = max(k, len(l))
+	}
+	nb := Neighbors{K: k, Docs: make([]int32, len(lists)*k), Mask: make([]bool, len(lists)*k)}
+	for i, l := range lists {
+		for j := 0; j < k; j++ {
+			if j < len(l) {
+				nb.Docs[i*k+j] = l[j]
+				nb.Mask[i*k+j] = true
+			} else {
+				nb.Docs[i*k+j] = l[0]
+			}
+		}
+	}
+	return nb
 }

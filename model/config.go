@@ -72,6 +72,14 @@ type Config struct {
 
 	Neighbors int `json:"neighbors"` // k sampled neighbours per document
 
+	// Hops is how far the graph embedding reaches (0 means 1). With 1 (the
+	// paper, DESIGN.md) a neighbour enters g_i through its own-text [CLS];
+	// with 2 a neighbour's [CLS] is itself nested over its own neighbours
+	// (read from a cache refreshed from the current weights, no gradient
+	// through it), as GraphFormers gives every node of the sampled subgraph
+	// its graph token. Needs the cache nesting in training.
+	Hops int `json:"hops,omitempty"`
+
 	LambdaTopic float64 `json:"lambda_topic"`
 	LambdaSup   float64 `json:"lambda_sup"` // used when Supervised
 	Supervised  bool    `json:"supervised"`
@@ -170,6 +178,7 @@ func (c *Config) Validate() error {
 	check(c.InitScale >= 0 && !math.IsInf(float64(c.InitScale), 1), "init scale %g must be finite and non-negative (0 means 1/√width)", c.InitScale)
 	check(c.Features == "tfidf" || c.Features == "none", "features %q: want tfidf or none", c.Features)
 	check(c.Neighbors >= 1, "neighbours %d must be positive", c.Neighbors)
+	check(c.Hops >= 0 && c.Hops <= 2, "hops %d: want 1 or 2 (0 means 1)", c.Hops)
 	check(finiteNonNeg(c.LambdaTopic) && finiteNonNeg(c.LambdaSup), "loss weights λ_topic=%g, λ_sup=%g must be finite and non-negative", c.LambdaTopic, c.LambdaSup)
 	t := c.Tree
 	check(t.Mode == "grow" || t.Mode == "fixed" || t.Mode == "flat", "tree mode %q: want grow, fixed or flat", t.Mode)

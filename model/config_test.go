@@ -44,6 +44,7 @@ func TestConfigValidate(t *testing.T) {
 		{"init scale NaN", func(c *Config) { c.InitScale = float32(math.NaN()) }, "init scale NaN"},
 		{"features", func(c *Config) { c.Features = "glove" }, `features "glove"`},
 		{"neighbours", func(c *Config) { c.Neighbors = 0 }, "neighbours 0"},
+		{"hops", func(c *Config) { c.Hops = 3 }, "hops 3"},
 		{"lambda topic", func(c *Config) { c.LambdaTopic = -1 }, "λ_topic=-1"},
 		{"lambda sup NaN", func(c *Config) { c.LambdaSup = math.NaN() }, "λ_sup=NaN"},
 		{"lambda topic infinite", func(c *Config) { c.LambdaTopic = math.Inf(1) }, "λ_topic=+Inf"},

@@ -22,7 +22,8 @@ type Embeddings struct {
 // (its links to known documents); up to maxNbrs of them are used (evenly
 // spaced over the list when there are more), and a document without
 // neighbours attends to itself, as in training. Every neighbour is first
-// re-encoded from its own text with the current weights, so the result equals
+// re-encoded with the current weights (RefreshNeighbors: from its own text,
+// or nested over its own neighbours when Hops is 2), so the result equals
 // full nesting exactly (no dropout at inference).
 func (m *Model) Embed(in *Inputs, docs []int32, nbrs func(d int32) []int32, maxNbrs, batch int) *Embeddings {
 	n := m.Cfg.Width
@@ -35,59 +36,22 @@ func (m *Model) Embed(in *Inputs, docs []int32, nbrs func(d int32) []int32, maxN
 	if m.Cfg.Supervised {
 		e.Pred = make([]int32, len(docs))
 	}
-	pick := func(d int32) []int32 {
-		l := nbrs(d)
-		if len(l) == 0 {
-			return []int32{d}
-		}
-		if len(l) <= maxNbrs {
-			return l
-		}
-		out := make([]int32, maxNbrs)
-		for i := range out {
-			out[i] = l[i*len(l)/maxNbrs]
-		}
-		return out
-	}
-
+	pick := capNeighbors(nbrs, maxNbrs)
 	var cache *Cache
 	if m.Cfg.Layers > 1 && !m.Cfg.NoGraph {
-		need := map[int32]bool{}
-		for _, d := range docs {
-			for _, j := range pick(d) {
-				need[j] = true
-			}
-		}
-		list := make([]int32, 0, len(need))
-		for j := range need {
-			list = append(list, j)
-		}
-		sort.Slice(list, func(a, b int) bool { return list[a] < list[b] })
 		cache = m.NewCache(in.N)
-		m.Refresh(cache, in, list, batch)
+		m.RefreshNeighbors(cache, in, neighborsOf(docs, pick), nbrs, maxNbrs, batch)
 	}
 
 	tp := tensor.NewTape()
 	tp.NoGrad = true
 	for lo := 0; lo < len(docs); lo += batch {
 		part := docs[lo:min(lo+batch, len(docs))]
-		k := 1
 		lists := make([][]int32, len(part))
 		for i, d := range part {
 			lists[i] = pick(d)
-			k = max(k, len(lists[i]))
 		}
-		nb := Neighbors{K: k, Docs: make([]int32, len(part)*k), Mask: make([]bool, len(part)*k)}
-		for i, l := range lists {
-			for j := 0; j < k; j++ {
-				if j < len(l) {
-					nb.Docs[i*k+j] = l[j]
-					nb.Mask[i*k+j] = true
-				} else {
-					nb.Docs[i*k+j] = l[0]
-				}
-			}
-		}
+		nb := neighborSlots(lists)
 		tp.Reset()
 		out := m.forward(tp, in, part, nb, cache)
 		copy(e.Points[lo*(n+1):], out.Points.Data)

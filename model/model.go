@@ -145,6 +145,9 @@ type Output struct {
 	Points  *tensor.Tensor // (B,n+1) d on the manifold
 	Theta   *tensor.Tensor // (B,T)   topic distribution from the final d
 	Z       *tensor.Tensor // (T,n+1) topic points
+	// CLS are the centres' unscaled [CLS] after layers 1..L-1, (B,n) each:
+	// what a two-hop cache stores for them (RefreshNeighbors).
+	CLS []*tensor.Tensor
 }
 
 // Neighbors gives, for B centre documents, K neighbour slots each: Docs
@@ -186,8 +189,11 @@ func (m *Model) forward(tp *tensor.Tape, in *Inputs, centres []int32, nb Neighbo
 	bt := m.layoutTokens(in, centres)
 	B, T := bt.B, 1+bt.Tm
 	h := m.Layers[0].Forward(tp, m.embed(tp, bt), nil, bt.mask)
+	var cls []*tensor.Tensor
 	for l := 1; l < L; l++ {
-		dC := m.toTangent(tp, clsOf(tp, h), s) // (B,n)
+		c := clsOf(tp, h)
+		cls = append(cls, c)
+		dC := m.toTangent(tp, c, s) // (B,n)
 		var extras []*tensor.Tensor
 		if !cfg.NoTree {
 			theta := m.Topics.theta(tp, m.M.ExpO(tp, dC), z, zh)
@@ -212,7 +218,7 @@ func (m *Model) forward(tp *tensor.Tape, in *Inputs, centres []int32, nb Neighbo
 	}
 	dF := m.toTangent(tp, clsOf(tp, h), s)
 	pts := m.M.ExpO(tp, dF)
-	return &Output{Tangent: dF, Points: pts, Theta: m.Topics.theta(tp, pts, z, zh), Z: z}
+	return &Output{Tangent: dF, Points: pts, Theta: m.Topics.theta(tp, pts, z, zh), Z: z, CLS: cls}
 }
 
 // toTangent maps [CLS] rows (B,n) to tangent vectors at the origin,

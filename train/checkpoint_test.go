@@ -199,4 +199,14 @@ func TestOtherCorpusRejected(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "supervised model has 3 labels and the corpus 0") {
 		t.Errorf("supervised model on an unlabelled corpus: got %v", err)
 	}
+
+	twoHops := cfg
+	twoHops.Hops = 2
+	if m, err = model.New(twoHops, 1); err != nil {
+		t.Fatal(err)
+	}
+	_, err = New(m, g, s, tinyOptions(1, "full", 2))
+	if err == nil || !strings.Contains(err.Error(), "2 hops need the cache nesting") {
+		t.Errorf("two hops with full nesting: got %v", err)
+	}
 }

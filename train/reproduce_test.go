@@ -12,7 +12,7 @@ import (
 )
 
 // TestSameSeedSameNumbers trains the tiny model twice with the same seed, in
-// both nesting modes and with the tree growing after every epoch: the
+// both nesting modes (and with the cache's two-hop nesting) and with the tree growing after every epoch: the
 // parameters end bit-identical, and so do the tree, the trainer state, the
 // learning curve (losses, validation scores, topic counts) and the test
 // metrics. A different seed changes the parameters and the curve.
@@ -26,8 +26,10 @@ func TestSameSeedSameNumbers(t *testing.T) {
 		curve   string
 		metrics string
 	}
-	train := func(t *testing.T, nesting string, seed uint64) run {
-		tr := newTrainer(t, g, s, cfg, tinyOptions(2, nesting, seed))
+	train := func(t *testing.T, nesting string, hops int, seed uint64) run {
+		c := cfg
+		c.Hops = hops
+		tr := newTrainer(t, g, s, c, tinyOptions(2, nesting, seed))
 		if err := tr.Run(); err != nil {
 			t.Fatal(err)
 		}
@@ -42,9 +44,12 @@ func TestSameSeedSameNumbers(t *testing.T) {
 		}
 		return run{paramBits(tr.Model), treeJSON(t, tr.Model), tr.State, curve(t, tr.History), string(met)}
 	}
-	for _, nesting := range []string{"full", "cache"} {
-		t.Run(nesting, func(t *testing.T) {
-			a, b := train(t, nesting, 7), train(t, nesting, 7)
+	for _, tc := range []struct {
+		name, nesting string
+		hops          int
+	}{{"full", "full", 1}, {"cache", "cache", 1}, {"cache two hops", "cache", 2}} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, b := train(t, tc.nesting, tc.hops, 7), train(t, tc.nesting, tc.hops, 7)
 			if d := diffBits(a.params, b.params); d != "" {
 				t.Errorf("same seed, different parameters: %s", d)
 			}
@@ -60,7 +65,7 @@ func TestSameSeedSameNumbers(t *testing.T) {
 			if a.metrics != b.metrics {
 				t.Errorf("same seed, different test metrics or embeddings")
 			}
-			c := train(t, nesting, 8)
+			c := train(t, tc.nesting, tc.hops, 8)
 			if diffBits(a.params, c.params) == "" {
 				t.Error("seeds 7 and 8 ended with identical parameters")
 			}

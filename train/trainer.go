@@ -124,9 +124,14 @@ func New(m *model.Model, g *corpus.Graph, s *corpus.Split, opt Options) (*Traine
 	}
 	if opt.Nesting == "cache" {
 		t.cache = m.NewCache(g.NumDocs())
+	} else if m.Cfg.Hops > 1 {
+		return nil, fmt.Errorf("train: %d hops need the cache nesting (the nested neighbours are read from it), not %q", m.Cfg.Hops, opt.Nesting)
 	}
 	return t, nil
 }
+
+// trainNeighbors lists d's neighbours among the training documents.
+func (t *Trainer) trainNeighbors(d int32) []int32 { return t.S.TrainNeighbors(int(d)) }
 
 func (t *Trainer) stepsPerEpoch() int64 {
 	return int64((len(t.S.TrainLinks) + t.Opt.BatchLinks - 1) / t.Opt.BatchLinks)
@@ -234,7 +239,7 @@ func (t *Trainer) initTopics() error {
 // embedTrain embeds docs with the current weights, each through its
 // training links only (validation and test links stay unseen).
 func (t *Trainer) embedTrain(docs []int32) *model.Embeddings {
-	return t.Model.Embed(t.In, docs, func(d int32) []int32 { return t.S.TrainNeighbors(int(d)) }, t.Opt.MaxNbrs, t.Opt.EmbedBatch)
+	return t.Model.Embed(t.In, docs, t.trainNeighbors, t.Opt.MaxNbrs, t.Opt.EmbedBatch)
 }
 
 // nonFinite reports a NaN or Inf in a loss part or the gradient norm.
@@ -254,7 +259,7 @@ func (t *Trainer) epoch() (*EpochLog, error) {
 	m.SeedDropout(t.Opt.Seed, uint64(e))
 	began := time.Now()
 	if t.cache != nil {
-		m.Refresh(t.cache, t.In, t.S.Train, t.Opt.EmbedBatch)
+		m.RefreshNeighbors(t.cache, t.In, t.S.Train, t.trainNeighbors, t.Opt.MaxNbrs, t.Opt.EmbedBatch)
 	}
 	nbrTable := t.sampler.Resample(e)
 	k := t.sampler.K()
