@@ -74,7 +74,9 @@ func (m *Model) RefreshNeighbors(c *Cache, in *Inputs, docs []int32, nbrs func(d
 	if c.Layers == 0 || m.Cfg.NoGraph {
 		return
 	}
-	if m.Cfg.hops() == 1 {
+	if m.Cfg.hops() == 1 || m.Cfg.Layers < 3 {
+		// With two layers the cache holds only the [CLS] after layer 1,
+		// which no graph token has reached yet: one hop is all there is.
 		m.Refresh(c, in, docs, batch)
 		return
 	}

@@ -77,7 +77,10 @@ type Config struct {
 	// with 2 a neighbour's [CLS] is itself nested over its own neighbours
 	// (read from a cache refreshed from the current weights, no gradient
 	// through it), as GraphFormers gives every node of the sampled subgraph
-	// its graph token. Needs the cache nesting in training.
+	// its graph token. Needs the cache nesting in training, and three or
+	// more layers: the graph token enters at layer 2, so a neighbour's
+	// [CLS] after layer 1 (all a two-layer model reads) is its own text's
+	// either way.
 	Hops int `json:"hops,omitempty"`
 
 	LambdaTopic float64 `json:"lambda_topic"`

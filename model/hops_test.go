@@ -65,7 +65,8 @@ func TestTwoHopsEqualsNestedReference(t *testing.T) {
 
 // TestHopsReach: on a path 0-1-2-3, document 0's embedding depends on the
 // text of document 2 exactly when the graph embedding reaches two hops, and
-// never on document 3, three hops away.
+// never on document 3, three hops away. With two layers, two hops reach no
+// further than one (the neighbours are read after layer 1).
 func TestHopsReach(t *testing.T) {
 	g := tinyGraph(6, 20, 3, 9, false, 5)
 	g.SetLinks([][2]int32{{0, 1}, {1, 2}, {2, 3}, {4, 5}})
@@ -79,15 +80,16 @@ func TestHopsReach(t *testing.T) {
 		return &h
 	}
 	for _, tc := range []struct {
-		hops       int
-		edit       int
-		wantChange bool
+		layers, hops int
+		edit         int
+		wantChange   bool
 	}{
-		{1, 1, true}, {1, 2, false}, {1, 3, false},
-		{2, 1, true}, {2, 2, true}, {2, 3, false},
+		{3, 1, 1, true}, {3, 1, 2, false}, {3, 1, 3, false},
+		{3, 2, 1, true}, {3, 2, 2, true}, {3, 2, 3, false},
+		{2, 2, 1, true}, {2, 2, 2, false},
 	} {
 		cfg := tinyConfig(g)
-		cfg.Hops = tc.hops
+		cfg.Layers, cfg.Hops = tc.layers, tc.hops
 		cfg.Supervised = false
 		m := perturbed(t, cfg, 3)
 		idf := IDF(g, allDocs(g.NumDocs())) // fixed, so an edit reaches document 0 only through the graph
@@ -102,7 +104,7 @@ func TestHopsReach(t *testing.T) {
 			}
 		}
 		if changed != tc.wantChange {
-			t.Errorf("hops %d, document %d edited: document 0 changed = %v, want %v", tc.hops, tc.edit, changed, tc.wantChange)
+			t.Errorf("%d layers, %d hops, document %d edited: document 0 changed = %v, want %v", tc.layers, tc.hops, tc.edit, changed, tc.wantChange)
 		}
 	}
 }
