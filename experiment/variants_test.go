@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -54,7 +55,8 @@ func TestVariantsChangeOneThing(t *testing.T) {
 		"lambda-topic-1":     "", // the default weight: the paper's reference point
 		"lambda-topic-10":    "lambda_topic 10",
 		"topic-init-random":  "topic_init random",
-		"nesting-full":       `nesting "full"`,
+		"hops-1":             "hops 1",
+		"nesting-full":       `hops 1; nesting "full"`, // full nesting reaches one hop
 	}
 	if len(want) != len(Variants) {
 		t.Fatalf("%d variants, %d expected", len(Variants), len(want))
@@ -75,6 +77,7 @@ func TestVariantsChangeOneThing(t *testing.T) {
 				diff = append(diff, k+" "+strings.Trim(x, `"`))
 			}
 		}
+		sort.Strings(diff)
 		w := strings.ReplaceAll(want[v.Name], `"`, "")
 		if strings.Join(diff, "; ") != w {
 			t.Errorf("%s changes %v, want %q", v.Name, diff, w)

@@ -59,8 +59,11 @@ func (m *Model) Refresh(c *Cache, in *Inputs, docs []int32, batch int) {
 	}
 }
 
-// hops returns how far the graph embedding reaches (Config.Hops, 0 means 1).
-func (c *Config) hops() int { return max(c.Hops, 1) }
+// NestedNeighbors reports whether neighbours enter the graph embedding
+// nested over their own neighbours: Hops 2 with three or more layers. The
+// graph token enters at layer 2, so a two-layer model, which reads its
+// neighbours' [CLS] after layer 1 only, reaches one hop either way.
+func (c *Config) NestedNeighbors() bool { return c.Hops >= 2 && c.Layers >= 3 && !c.NoGraph }
 
 // RefreshNeighbors fills c for docs, the documents that centres will read
 // as neighbours. With one hop that is Refresh: their own-text [CLS]. With
@@ -74,9 +77,7 @@ func (m *Model) RefreshNeighbors(c *Cache, in *Inputs, docs []int32, nbrs func(d
 	if c.Layers == 0 || m.Cfg.NoGraph {
 		return
 	}
-	if m.Cfg.hops() == 1 || m.Cfg.Layers < 3 {
-		// With two layers the cache holds only the [CLS] after layer 1,
-		// which no graph token has reached yet: one hop is all there is.
+	if !m.Cfg.NestedNeighbors() {
 		m.Refresh(c, in, docs, batch)
 		return
 	}

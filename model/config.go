@@ -155,6 +155,7 @@ func Default() Config {
 			SAdd: 0.05, SPrune: 0.05, Tau: 10, FDRadius: 0,
 		},
 		Neighbors:   5,
+		Hops:        2,
 		LambdaTopic: 1,
 		LambdaSup:   1,
 		SupHidden:   128,

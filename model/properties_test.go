@@ -211,6 +211,7 @@ func TestEmbedEqualsFullNesting(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := tinyConfig(g)
+			cfg.Hops = 1 // two hops: TestTwoHopsEqualsNestedReference
 			tc.mut(&cfg)
 			m := perturbed(t, cfg, 2)
 			in := inputsFor(g, cfg)

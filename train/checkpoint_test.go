@@ -201,7 +201,7 @@ func TestOtherCorpusRejected(t *testing.T) {
 	}
 
 	twoHops := cfg
-	twoHops.Hops = 2
+	twoHops.Hops, twoHops.Layers = 2, 3
 	if m, err = model.New(twoHops, 1); err != nil {
 		t.Fatal(err)
 	}

@@ -29,6 +29,9 @@ func TestSameSeedSameNumbers(t *testing.T) {
 	train := func(t *testing.T, nesting string, hops int, seed uint64) run {
 		c := cfg
 		c.Hops = hops
+		if hops == 2 {
+			c.Layers = 3 // two layers reach one hop whatever Hops says
+		}
 		tr := newTrainer(t, g, s, c, tinyOptions(2, nesting, seed))
 		if err := tr.Run(); err != nil {
 			t.Fatal(err)

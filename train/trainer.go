@@ -124,8 +124,8 @@ func New(m *model.Model, g *corpus.Graph, s *corpus.Split, opt Options) (*Traine
 	}
 	if opt.Nesting == "cache" {
 		t.cache = m.NewCache(g.NumDocs())
-	} else if m.Cfg.Hops > 1 {
-		return nil, fmt.Errorf("train: %d hops need the cache nesting (the nested neighbours are read from it), not %q", m.Cfg.Hops, opt.Nesting)
+	} else if m.Cfg.NestedNeighbors() {
+		return nil, fmt.Errorf("train: %d hops need the cache nesting (the nested neighbours are read from it), not %q: use --hops 1 with --nesting full", m.Cfg.Hops, opt.Nesting)
 	}
 	return t, nil
 }
