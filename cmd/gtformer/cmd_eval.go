@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 
 	"github.com/gtformer/gtformer/corpus"
@@ -58,6 +59,9 @@ and writes metrics.json.`)
 	met := outputs.Metrics{Dataset: datasetName(g.Name, d.path), Seed: seed, Supervised: m.Cfg.Supervised, BLAS: tensor.BLASName(), Test: res.Test, Topics: res.Topics}
 	if *out == "" {
 		*out = *dir
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return fmt.Errorf("eval: %w", err)
 	}
 	if err := outputs.WriteMetrics(filepath.Join(*out, "metrics.json"), met); err != nil {
 		return err

@@ -12,7 +12,7 @@ import (
 // test metrics and prints the table; usage mistakes exit 2.
 func TestEval(t *testing.T) {
 	dir, _ := untrainedModelDir(t)
-	out := t.TempDir()
+	out := filepath.Join(t.TempDir(), "new", "dir") // created by eval
 	code, stdout, errs := runCmd("eval", "--model", dir, "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
