@@ -49,6 +49,19 @@ func tinyGraph(docs, vocab, minLen, maxLen int, isolated bool, seed uint64) *cor
 	return g
 }
 
+// hubGraph is tinyGraph(12, 20, 3, 9, isolated, seed 4) with document 0
+// linked to documents 2..10 as well, so that it has more neighbours than the
+// tests' cap of 3 and the evenly spaced pick is used.
+func hubGraph() *corpus.Graph {
+	g := tinyGraph(12, 20, 3, 9, true, 4)
+	links := slices.Clone(g.Links)
+	for d := int32(2); d < 11; d++ {
+		links = append(links, [2]int32{0, d})
+	}
+	g.SetLinks(links)
+	return g
+}
+
 // tinyConfig is the gradient-check configuration: width 8, 2 heads, a
 // 3-level binary tree, supervised, no dropout.
 func tinyConfig(g *corpus.Graph) Config {

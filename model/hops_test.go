@@ -15,12 +15,7 @@ import (
 // layers 1..L-1 go into a cache by hand, and the centre is encoded over
 // that cache. Embed instead batches, pads, masks and caps the lists.
 func TestTwoHopsEqualsNestedReference(t *testing.T) {
-	g := tinyGraph(12, 20, 3, 9, true, 4)
-	links := slices.Clone(g.Links)
-	for d := int32(2); d < 11; d++ {
-		links = append(links, [2]int32{0, d})
-	}
-	g.SetLinks(links)
+	g := hubGraph()
 	const maxNbrs = 3
 	cfg := tinyConfig(g)
 	cfg.Hops = 2

@@ -190,13 +190,7 @@ func TestScaleAtInit(t *testing.T) {
 // no mask). Lists: all neighbours when at most maxNbrs, else maxNbrs evenly
 // spaced, and the document itself when it has none (Embed's contract).
 func TestEmbedEqualsFullNesting(t *testing.T) {
-	g := tinyGraph(12, 20, 3, 9, true, 4)
-	// Give document 0 many neighbours so that the evenly-spaced pick is used.
-	links := slices.Clone(g.Links)
-	for d := int32(2); d < 11; d++ {
-		links = append(links, [2]int32{0, d})
-	}
-	g.SetLinks(links)
+	g := hubGraph()
 	const maxNbrs = 3
 	for _, tc := range []struct {
 		name string
