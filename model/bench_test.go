@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/gtformer/gtformer/corpus"
@@ -62,14 +63,37 @@ func BenchmarkLoss(b *testing.B) {
 }
 
 // BenchmarkEmbed: inference over all 256 documents (each neighbour
-// re-encoded once for the cache, then the documents in batches of 64 with
-// up to 5 neighbours).
+// re-encoded for the cache — with two hops, nested over its own neighbours
+// — then the documents in batches of 64 with up to 5 neighbours).
 func BenchmarkEmbed(b *testing.B) {
-	m, in, _, g := benchSetup(b)
-	docs := allDocs(in.N)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		m.Embed(in, docs, nbrsOf(g), 5, 64)
+	for _, hops := range []int{1, 2} {
+		b.Run(fmt.Sprintf("hops=%d", hops), func(b *testing.B) {
+			m, in, _, g := benchSetup(b)
+			m.Cfg.Hops = hops
+			docs := allDocs(in.N)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				m.Embed(in, docs, nbrsOf(g), 5, 64)
+			}
+			b.ReportMetric(float64(len(docs)*b.N)/b.Elapsed().Seconds(), "docs/s")
+		})
 	}
-	b.ReportMetric(float64(len(docs)*b.N)/b.Elapsed().Seconds(), "docs/s")
+}
+
+// BenchmarkRefreshNeighbors: the per-epoch cache refresh of training over
+// all 256 documents, one hop (own text) against two (plus the nested pass).
+func BenchmarkRefreshNeighbors(b *testing.B) {
+	for _, hops := range []int{1, 2} {
+		b.Run(fmt.Sprintf("hops=%d", hops), func(b *testing.B) {
+			m, in, _, g := benchSetup(b)
+			m.Cfg.Hops = hops
+			docs := allDocs(in.N)
+			c := m.NewCache(in.N)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				m.RefreshNeighbors(c, in, docs, nbrsOf(g), 64, 64)
+			}
+			b.ReportMetric(float64(len(docs)*b.N)/b.Elapsed().Seconds(), "docs/s")
+		})
+	}
 }
