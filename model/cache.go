@@ -45,17 +45,10 @@ func (m *Model) Refresh(c *Cache, in *Inputs, docs []int32, batch int) {
 	}
 	tp := tensor.NewTape()
 	tp.NoGrad = true
-	n := c.Width
 	for lo := 0; lo < len(docs); lo += batch {
 		part := docs[lo:min(lo+batch, len(docs))]
 		tp.Reset()
-		outs := m.ownStream(tp, in, part)
-		for l, o := range outs {
-			base := l * c.N * n
-			for i, d := range part {
-				copy(c.Data[base+int(d)*n:base+int(d+1)*n], o.Data[i*n:(i+1)*n])
-			}
-		}
+		c.store(part, m.ownStream(tp, in, part))
 	}
 }
 
@@ -74,9 +67,6 @@ func (c *Config) NestedNeighbors() bool { return c.Hops >= 2 && c.Layers >= 3 &&
 // have aggregated over theirs: two hops of the graph at the cost of one
 // extra pass over docs.
 func (m *Model) RefreshNeighbors(c *Cache, in *Inputs, docs []int32, nbrs func(d int32) []int32, maxNbrs, batch int) {
-	if c.Layers == 0 || m.Cfg.NoGraph {
-		return
-	}
 	if !m.Cfg.NestedNeighbors() {
 		m.Refresh(c, in, docs, batch)
 		return
@@ -86,20 +76,21 @@ func (m *Model) RefreshNeighbors(c *Cache, in *Inputs, docs []int32, nbrs func(d
 	m.Refresh(own, in, neighborsOf(docs, pick), batch)
 	tp := tensor.NewTape()
 	tp.NoGrad = true
-	n := c.Width
 	for lo := 0; lo < len(docs); lo += batch {
 		part := docs[lo:min(lo+batch, len(docs))]
-		lists := make([][]int32, len(part))
-		for i, d := range part {
-			lists[i] = pick(d)
-		}
 		tp.Reset()
-		out := m.forward(tp, in, part, neighborSlots(lists), own)
-		for l, o := range out.CLS {
-			base := l * c.N * n
-			for i, d := range part {
-				copy(c.Data[base+int(d)*n:base+int(d+1)*n], o.Data[i*n:(i+1)*n])
-			}
+		c.store(part, m.forward(tp, in, part, neighborSlots(part, pick), own).CLS)
+	}
+}
+
+// store writes the per-layer [CLS] rows of docs, layers[l] (len(docs), n)
+// for layers 1..L-1, into the cache.
+func (c *Cache) store(docs []int32, layers []*tensor.Tensor) {
+	n := c.Width
+	for l, o := range layers {
+		base := l * c.N * n
+		for i, d := range docs {
+			copy(c.Data[base+int(d)*n:base+int(d+1)*n], o.Data[i*n:(i+1)*n])
 		}
 	}
 }
@@ -134,9 +125,14 @@ func neighborsOf(docs []int32, pick func(d int32) []int32) []int32 {
 	return slices.Compact(all)
 }
 
-// neighborSlots lays per-document neighbour lists out as K slots each, K the
-// longest list; shorter lists are padded with their first entry, masked out.
-func neighborSlots(lists [][]int32) Neighbors {
+// neighborSlots lays the neighbour lists pick(d) of docs out as K slots
+// each, K the longest list; shorter lists are padded with their first
+// entry, masked out.
+func neighborSlots(docs []int32, pick func(d int32) []int32) Neighbors {
+	lists := make([][]int32, len(docs))
+	for i, d := range docs {
+		lists[i] = pick(d)
+	}
 	k := 1
 	for _, l := range lists {
 		k = max(k, len(l))

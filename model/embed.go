@@ -47,13 +47,8 @@ func (m *Model) Embed(in *Inputs, docs []int32, nbrs func(d int32) []int32, maxN
 	tp.NoGrad = true
 	for lo := 0; lo < len(docs); lo += batch {
 		part := docs[lo:min(lo+batch, len(docs))]
-		lists := make([][]int32, len(part))
-		for i, d := range part {
-			lists[i] = pick(d)
-		}
-		nb := neighborSlots(lists)
 		tp.Reset()
-		out := m.forward(tp, in, part, nb, cache)
+		out := m.forward(tp, in, part, neighborSlots(part, pick), cache)
 		copy(e.Points[lo*(n+1):], out.Points.Data)
 		copy(e.Tangent[lo*n:], out.Tangent.Data)
 		copy(e.Theta[lo*T:], out.Theta.Data)
