@@ -309,7 +309,8 @@ func formatStat(s Stat, digits int) string {
 }
 
 // WriteMarkdown writes results.md: the commands, how to read the tables,
-// and one table per dataset and supervision with rows gtformer variants,
+// a summary of the default beside the paper, and one table per dataset and
+// supervision with rows gtformer variants,
 // baselines, paper GTFormer and paper HGTM.
 func (r *Results) WriteMarkdown(w io.Writer) error {
 	var b bytes.Buffer
@@ -350,6 +351,7 @@ func (r *Results) WriteMarkdown(w io.Writer) error {
 			fmt.Fprintf(&b, "- %s: %s\n", name, about)
 		}
 	}
+	writeSummary(&b, r.Groups)
 	for _, g := range r.Groups {
 		writeGroup(&b, &g)
 	}
@@ -418,4 +420,72 @@ func writeGroup(b *bytes.Buffer, g *Group) {
 	if len(g.Variants) > 1 {
 		fmt.Fprintf(b, "\n![ablations of %s](%s.png)\n", g.title(), g.ChartName())
 	}
+}
+
+// writeSummary writes one table of the default variant beside the paper,
+// a row per dataset and metric the paper reports comparably: the paper's
+// GTFormer and HGTM, the best training-free baseline, and how far the
+// default is from the paper's GTFormer. Groups without a default run or
+// without paper figures are left out; so is the table when none is left.
+func writeSummary(b *bytes.Buffer, groups []Group) {
+	var rows []string
+	for _, g := range groups {
+		i := slices.IndexFunc(g.Variants, func(v VariantResult) bool { return v.Name == "default" })
+		if i < 0 {
+			continue
+		}
+		ours := g.Variants[i].Values
+		paper := map[string]map[string]Stat{}
+		for _, p := range g.Paper {
+			paper[p.Model] = p.Values
+		}
+		for _, m := range Metrics {
+			ref, ok := paper["GTFormer"][m.Key]
+			if _, nc := paperNotComparable[m.Key]; !ok || nc {
+				continue
+			}
+			s, ok := ours[m.Key]
+			if !ok {
+				continue
+			}
+			hgtm := "–"
+			if h, ok := paper["HGTM"][m.Key]; ok {
+				hgtm = fmt.Sprintf("%.*f ± %.*f", m.Digits, h.Mean, m.Digits, h.Std)
+			}
+			best := "–"
+			var top float64
+			for _, bl := range g.Baselines {
+				if v, ok := bl.Values[m.Key]; ok && (best == "–" || v.Mean > top) {
+					top = v.Mean
+					best = fmt.Sprintf("%.*f (%s)", m.Digits, v.Mean, bl.Name)
+				}
+			}
+			label := m.Label
+			if m.Key == "log_perplexity" {
+				label += " ↓"
+			}
+			rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s | %.*f ± %.*f | %s | %s |",
+				g.title(), label, formatStat(s, m.Digits), signed(s.Mean-ref.Mean, m.Digits),
+				m.Digits, ref.Mean, m.Digits, ref.Std, hgtm, best))
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	b.WriteString("\n## Summary: the default beside the paper\n\n")
+	b.WriteString("| dataset | metric | gtformer default | − paper GTFormer | paper GTFormer | paper HGTM | best baseline |\n")
+	b.WriteString("|---|---|---|---|---|---|---|\n")
+	for _, r := range rows {
+		b.WriteString(r + "\n")
+	}
+	b.WriteString("\n↓ lower is better. The difference is the default's mean minus the paper GTFormer's.\n")
+}
+
+// signed formats x with its sign, a true minus sign for negatives.
+func signed(x float64, digits int) string {
+	s := fmt.Sprintf("%+.*f", digits, x)
+	if s[0] == '-' {
+		s = "−" + s[1:]
+	}
+	return s
 }
