@@ -310,8 +310,8 @@ func formatStat(s Stat, digits int) string {
 
 // WriteMarkdown writes results.md: the commands, how to read the tables,
 // a summary of the default beside the paper, and one table per dataset and
-// supervision with rows gtformer variants,
-// baselines, paper GTFormer and paper HGTM.
+// supervision with rows gtformer variants, baselines, paper GTFormer and
+// paper HGTM.
 func (r *Results) WriteMarkdown(w io.Writer) error {
 	var b bytes.Buffer
 	b.WriteString("# gtformer experiment results\n\n")
