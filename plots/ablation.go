@@ -59,8 +59,7 @@ func AblationBars(a Ablation) (*Figure, error) {
 	p.NominalX(a.Metrics...)
 	p.X.Tick.Label.Font = font.From(sans, 11)
 	_, _, lo, hi := bars.DataRange()
-	// Bars start at zero, and the top leaves room for the value labels.
-	p.Y.Min, p.Y.Max = lo, hi+0.08*(hi-lo)
+	p.Y.Min, p.Y.Max = valueAxis(bars.dataMin(), lo, hi)
 
 	l := newLegend()
 	for v, variant := range a.Variants {
@@ -176,6 +175,46 @@ func (b *groupedBars) DataRange() (xmin, xmax, ymin, ymax float64) {
 		ymax = ymin + 1
 	}
 	return xmin, xmax, ymin, ymax
+}
+
+// dataMin returns the smallest of the drawn values (mean − std and the
+// paper's figures); +Inf when there is none.
+func (b *groupedBars) dataMin() float64 {
+	lo := math.Inf(1)
+	for _, v := range b.a.Variants {
+		for m := range b.a.Metrics {
+			mean, std, paper := v.Mean[m], at(v.Std, m), at(v.Paper, m)
+			if math.IsNaN(std) {
+				std = 0
+			}
+			for _, y := range []float64{mean - std, paper} {
+				if !math.IsNaN(y) {
+					lo = math.Min(lo, y)
+				}
+			}
+		}
+	}
+	return lo
+}
+
+// valueAxis returns the value axis of an ablation chart whose bars span
+// [lo, hi] from zero and whose smallest drawn value is dataMin. Ablations
+// move scores by a point or two, invisible on a 0-100 axis, so when every
+// value is positive and high the axis starts at a round number below the
+// smallest value (the printed values above the bars keep the chart
+// honest); otherwise the bars start at zero. The top leaves room for the
+// value labels.
+func valueAxis(dataMin, lo, hi float64) (ymin, ymax float64) {
+	ymin = lo
+	if lo >= 0 && dataMin > 0.4*hi && !math.IsInf(dataMin, 0) {
+		span := hi - dataMin
+		step := math.Pow(10, math.Floor(math.Log10(math.Max(span, 1e-9))))
+		if span/step < 2 {
+			step /= 2
+		}
+		ymin = math.Max(0, step*math.Floor((dataMin-0.5*span)/step))
+	}
+	return ymin, hi + 0.08*(hi-ymin)
 }
 
 // Plot implements plot.Plotter.
