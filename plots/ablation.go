@@ -58,8 +58,9 @@ func AblationBars(a Ablation) (*Figure, error) {
 	p.Add(bars)
 	p.NominalX(a.Metrics...)
 	p.X.Tick.Label.Font = font.From(sans, 11)
-	_, _, lo, hi := bars.DataRange()
-	p.Y.Min, p.Y.Max = valueAxis(bars.dataMin(), lo, hi)
+	lo, _ := bars.extent()
+	_, _, _, hi := bars.DataRange()
+	p.Y.Min, p.Y.Max = valueAxis(lo, hi)
 
 	l := newLegend()
 	for v, variant := range a.Variants {
@@ -158,6 +159,18 @@ func (b *groupedBars) hasPaper() bool {
 // mean ± std and the paper's figure.
 func (b *groupedBars) DataRange() (xmin, xmax, ymin, ymax float64) {
 	xmin, xmax = -0.5, float64(len(b.a.Metrics))-0.5
+	lo, hi := b.extent()
+	ymin, ymax = math.Min(0, lo), math.Max(0, hi)
+	if ymin == ymax {
+		ymax = ymin + 1
+	}
+	return xmin, xmax, ymin, ymax
+}
+
+// extent returns the smallest and largest drawn values (mean ± std and the
+// paper's figures); +Inf and −Inf when there is none.
+func (b *groupedBars) extent() (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
 	for _, v := range b.a.Variants {
 		for m := range b.a.Metrics {
 			mean, std, paper := v.Mean[m], at(v.Std, m), at(v.Paper, m)
@@ -166,47 +179,24 @@ func (b *groupedBars) DataRange() (xmin, xmax, ymin, ymax float64) {
 			}
 			for _, y := range []float64{mean - std, mean + std, paper} {
 				if !math.IsNaN(y) {
-					ymin, ymax = math.Min(ymin, y), math.Max(ymax, y)
+					lo, hi = math.Min(lo, y), math.Max(hi, y)
 				}
 			}
 		}
 	}
-	if ymin == ymax {
-		ymax = ymin + 1
-	}
-	return xmin, xmax, ymin, ymax
+	return lo, hi
 }
 
-// dataMin returns the smallest of the drawn values (mean − std and the
-// paper's figures); +Inf when there is none.
-func (b *groupedBars) dataMin() float64 {
-	lo := math.Inf(1)
-	for _, v := range b.a.Variants {
-		for m := range b.a.Metrics {
-			mean, std, paper := v.Mean[m], at(v.Std, m), at(v.Paper, m)
-			if math.IsNaN(std) {
-				std = 0
-			}
-			for _, y := range []float64{mean - std, paper} {
-				if !math.IsNaN(y) {
-					lo = math.Min(lo, y)
-				}
-			}
-		}
-	}
-	return lo
-}
-
-// valueAxis returns the value axis of an ablation chart whose bars span
-// [lo, hi] from zero and whose smallest drawn value is dataMin. Ablations
-// move scores by a point or two, invisible on a 0-100 axis, so when every
-// value is positive and high the axis starts at a round number below the
-// smallest value (the printed values above the bars keep the chart
-// honest); otherwise the bars start at zero. The top leaves room for the
-// value labels.
-func valueAxis(dataMin, lo, hi float64) (ymin, ymax float64) {
-	ymin = lo
-	if lo >= 0 && dataMin > 0.4*hi && !math.IsInf(dataMin, 0) {
+// valueAxis returns the value axis of an ablation chart whose smallest
+// drawn value is dataMin and whose bars, drawn from zero, reach hi (the
+// top of DataRange). Ablations move scores by a point or two, invisible on
+// a 0-100 axis, so when every value is positive and high the axis starts
+// at a round number below the smallest value (the printed values above the
+// bars keep the chart honest); otherwise it starts at zero, or at dataMin
+// when that is negative. The top leaves room for the value labels.
+func valueAxis(dataMin, hi float64) (ymin, ymax float64) {
+	ymin = math.Min(0, dataMin)
+	if dataMin > 0.4*hi && !math.IsInf(dataMin, 0) {
 		span := hi - dataMin
 		step := math.Pow(10, math.Floor(math.Log10(math.Max(span, 1e-9))))
 		if span/step < 2 {

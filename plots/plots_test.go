@@ -356,19 +356,19 @@ func TestFigureSizes(t *testing.T) {
 func TestValueAxis(t *testing.T) {
 	for _, c := range []struct {
 		name               string
-		dataMin, lo, hi    float64
+		dataMin, hi        float64
 		wantMin, wantMaxLo float64
 	}{
 		// F1 and AUC in percent between 80 and 93: the axis starts at a
 		// round number below 80, not at 0.
-		{"percent scores", 80.4, 0, 93.8, 70, 93.8},
+		{"percent scores", 80.4, 93.8, 70, 93.8},
 		// Scores spread from 0.2 to 0.9 keep a zero-based axis.
-		{"wide spread", 0.2, 0, 0.9, 0, 0.9},
+		{"wide spread", 0.2, 0.9, 0, 0.9},
 		// Negative values (NPMI can be) keep the data's own lower end.
-		{"negative", -0.3, -0.3, 0.5, -0.3, 0.5},
+		{"negative", -0.3, 0.5, -0.3, 0.5},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			ymin, ymax := valueAxis(c.dataMin, c.lo, c.hi)
+			ymin, ymax := valueAxis(c.dataMin, c.hi)
 			if ymin != c.wantMin {
 				t.Errorf("axis starts at %g, want %g", ymin, c.wantMin)
 			}
