@@ -15,15 +15,23 @@ import (
 	"github.com/gtformer/gtformer/internal/shared"
 )
 
-// sharedHead returns the first n lines of a shared dataset file, or nil when
-// the shared folder is absent (the literal seeds still run).
-func sharedHead(dataset, file string, n int) []byte {
+// sharedHead returns the first n lines of a shared dataset file as a fuzz
+// seed. Without the shared folder it returns nil (the literal seeds still
+// run), unless shared.Required, when the test fails.
+func sharedHead(tb testing.TB, dataset, file string, n int) []byte {
+	tb.Helper()
 	d := shared.Dir()
 	if d == "" {
+		if shared.Required() {
+			tb.Fatalf("shared folder not found and $%s is set", shared.RequireEnv)
+		}
 		return nil
 	}
 	f, err := os.Open(filepath.Join(d, "data", dataset, file))
 	if err != nil {
+		if shared.Required() {
+			tb.Fatalf("shared dataset file: %v", err)
+		}
 		return nil
 	}
 	defer f.Close()
@@ -42,7 +50,7 @@ func sharedHead(dataset, file string, n int) []byte {
 // addSharedSeeds seeds f with the first lines of file in every dataset.
 func addSharedSeeds(f *testing.F, file string, n int, extra ...any) {
 	for _, ds := range []string{"ml", "pl", "covid"} {
-		if b := sharedHead(ds, file, n); b != nil {
+		if b := sharedHead(f, ds, file, n); b != nil {
 			f.Add(append([]any{b}, extra...)...)
 		}
 	}
@@ -256,7 +264,7 @@ func FuzzJSONL(f *testing.F) {
 	f.Add([]byte("\r\n\r\n" + `{"id": "é", "text": "Ünïcode wörds ÄND digits 42"}` + "\r\n"))
 	f.Add([]byte(`{"id": null, "text": 5, "label": [1]}`))
 	// Seed with the first COVID documents spelt out as JSON Lines.
-	if voc, docs := sharedHead("covid", "voc.txt", 5083), sharedHead("covid", "contents.txt", 3); voc != nil && docs != nil {
+	if voc, docs := sharedHead(f, "covid", "voc.txt", 5083), sharedHead(f, "covid", "contents.txt", 3); voc != nil && docs != nil {
 		words := strings.Split(strings.ReplaceAll(string(voc), "\r", ""), "\n")
 		var buf bytes.Buffer
 		for i, line := range strings.Split(strings.TrimSpace(string(docs)), "\n") {

@@ -61,14 +61,17 @@ func (g *Graph) Neighbors(i int) []int32 { return g.AdjIdx[g.AdjPtr[i]:g.AdjPtr[
 
 // Split is the paper's document split and the link sets that follow from it.
 type Split struct {
-	Train []int32 // training documents, validation included (their text and links are used)
-	Valid []int32 // the validation subset of Train (labels never trained on)
+	Train []int32 // training documents, validation included (their text is used)
+	// Valid is the validation subset of Train: held out in training the
+	// way test documents are (Holdout), labels never trained on.
+	Valid []int32
 	Test  []int32
 
 	IsTest []bool // per document
 
-	// TrainLinks are links whose two ends are both training documents: the
-	// only links training sees.
+	// TrainLinks are links whose two ends are both training documents.
+	// Training itself sees only those of its Holdout (no validation
+	// document at either end).
 	TrainLinks [][2]int32
 	// TestLinks are links among test documents, held out for link prediction.
 	TestLinks [][2]int32

@@ -50,8 +50,34 @@ func RandomSplit(g *Graph, seed uint64) *Split {
 	return newSplit(g, train, valid, test)
 }
 
+// Holdout returns the split that training runs on, in which the validation
+// documents are held out the way test documents are (DESIGN.md,
+// "Evaluation protocol"): its training documents are s's training
+// documents minus the validation ones; its test documents are s's
+// validation documents; s's test documents belong to neither side and
+// none of their links is used. So its TrainLinks are the links among the
+// remaining training documents (the only links trained on), its TestLinks
+// the links among validation documents (held out: validation link AUC
+// ranks them), and every document's neighbours are its links to the
+// remaining training documents (a validation document is embedded through
+// those alone). A split without validation documents holds nothing out.
+func (s *Split) Holdout(g *Graph) *Split {
+	isValid := make([]bool, g.NumDocs())
+	for _, d := range s.Valid {
+		isValid[d] = true
+	}
+	fit := make([]int32, 0, len(s.Train)-len(s.Valid))
+	for _, d := range s.Train {
+		if !isValid[d] {
+			fit = append(fit, d)
+		}
+	}
+	return newSplit(g, fit, nil, s.Valid)
+}
+
 // newSplit derives the link sets and neighbour lists from the document
-// sets (each sorted ascending).
+// sets (each sorted ascending). Documents in neither train nor test (the
+// test documents of a Holdout) take part in nothing.
 func newSplit(g *Graph, train, valid, test []int32) *Split {
 	n := g.NumDocs()
 	s := &Split{
@@ -60,25 +86,29 @@ func newSplit(g *Graph, train, valid, test []int32) *Split {
 		Test:   slices.Clone(test),
 		IsTest: make([]bool, n),
 	}
+	isTrain := make([]bool, n)
+	for _, i := range train {
+		isTrain[i] = true
+	}
 	for _, i := range test {
 		s.IsTest[i] = true
 	}
 	for _, l := range g.Links {
-		a, b := s.IsTest[l[0]], s.IsTest[l[1]]
 		switch {
-		case !a && !b:
+		case isTrain[l[0]] && isTrain[l[1]]:
 			s.TrainLinks = append(s.TrainLinks, l)
-		case a && b:
+		case s.IsTest[l[0]] && s.IsTest[l[1]]:
 			s.TestLinks = append(s.TestLinks, l)
 		}
 	}
-	// Neighbours: a training document keeps its training neighbours, a test
-	// document its training neighbours too; links among test documents are
-	// never used. Both are "the neighbours that are training documents".
+	// Neighbours: every document keeps its links to training documents: a
+	// training document its training neighbours, a test document the
+	// training documents it links to; links among test documents are never
+	// used.
 	s.NbrPtr = make([]int64, n+1)
 	for i := 0; i < n; i++ {
 		for _, j := range g.Neighbors(i) {
-			if !s.IsTest[j] {
+			if isTrain[j] {
 				s.NbrPtr[i+1]++
 			}
 		}
@@ -89,7 +119,7 @@ func newSplit(g *Graph, train, valid, test []int32) *Split {
 	s.NbrIdx = make([]int32, 0, s.NbrPtr[n])
 	for i := 0; i < n; i++ {
 		for _, j := range g.Neighbors(i) {
-			if !s.IsTest[j] {
+			if isTrain[j] {
 				s.NbrIdx = append(s.NbrIdx, j)
 			}
 		}

@@ -1,6 +1,7 @@
 package corpus
 
 import (
+	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -127,5 +128,71 @@ func TestRandomSplit(t *testing.T) {
 	// Not the paper split: some test document comes from the first 80%.
 	if a.Test[0] >= 400 {
 		t.Fatal("random split put every test document last")
+	}
+}
+
+// TestHoldout checks that the validation view holds the validation
+// documents out the way test documents are: no link touching a validation
+// or test document is a training link, the held-out links are exactly the
+// links among validation documents, and every document's neighbours are
+// its links to the remaining training documents.
+func TestHoldout(t *testing.T) {
+	// A dense random graph over 200 documents so every kind of link occurs.
+	g := randomGraph(200, 50, 5, 3)
+	rng := rand.New(rand.NewPCG(3, 4))
+	var links [][2]int32
+	for range 1500 {
+		links = append(links, [2]int32{int32(rng.IntN(200)), int32(rng.IntN(200))})
+	}
+	g.SetLinks(links)
+	for _, s := range []*Split{PaperSplit(g), RandomSplit(g, 4)} {
+		h := s.Holdout(g)
+		isValid := make([]bool, g.NumDocs())
+		for _, d := range s.Valid {
+			isValid[d] = true
+		}
+		isFit := make([]bool, g.NumDocs())
+		for _, d := range h.Train {
+			isFit[d] = true
+			if isValid[d] || s.IsTest[d] {
+				t.Fatalf("holdout training document %d is a validation or test document", d)
+			}
+		}
+		if len(h.Train)+len(s.Valid) != len(s.Train) || !slices.Equal(h.Test, s.Valid) || len(h.Valid) != 0 {
+			t.Fatalf("holdout: %d training + %d validation documents, outer %d training; test = validation: %v",
+				len(h.Train), len(s.Valid), len(s.Train), slices.Equal(h.Test, s.Valid))
+		}
+		var wantTrain, wantHeld int
+		for _, l := range g.Links {
+			switch {
+			case isFit[l[0]] && isFit[l[1]]:
+				wantTrain++
+			case isValid[l[0]] && isValid[l[1]]:
+				wantHeld++
+			}
+		}
+		if wantHeld == 0 || wantTrain == 0 {
+			t.Fatalf("test graph too sparse: %d training, %d held-out links", wantTrain, wantHeld)
+		}
+		for _, l := range h.TrainLinks {
+			if !isFit[l[0]] || !isFit[l[1]] {
+				t.Fatalf("training link %v touches a validation or test document", l)
+			}
+		}
+		for _, l := range h.TestLinks {
+			if !isValid[l[0]] || !isValid[l[1]] {
+				t.Fatalf("held-out link %v is not among validation documents", l)
+			}
+		}
+		if len(h.TrainLinks) != wantTrain || len(h.TestLinks) != wantHeld {
+			t.Fatalf("%d training and %d held-out links, want %d and %d", len(h.TrainLinks), len(h.TestLinks), wantTrain, wantHeld)
+		}
+		for i := range g.NumDocs() {
+			for _, j := range h.TrainNeighbors(i) {
+				if !isFit[j] {
+					t.Fatalf("document %d has neighbour %d outside the remaining training documents", i, j)
+				}
+			}
+		}
 	}
 }

@@ -412,7 +412,7 @@ func (p *Plan) runOne(dataset string, g *corpus.Graph, s *corpus.Split, v Varian
 			return nil, 0, err
 		}
 	}
-	fmt.Fprintf(logf, "%s, variant %s, seed %d: %d documents, %d training links, %s BLAS\n", dataset, v.Name, seed, g.NumDocs(), len(s.TrainLinks), tensor.BLASName())
+	fmt.Fprintf(logf, "%s, variant %s, seed %d: %d documents, %d training links, %s BLAS\n", dataset, v.Name, seed, g.NumDocs(), len(tr.H.TrainLinks), tensor.BLASName())
 	began := time.Now()
 	if err := tr.Run(); err != nil {
 		return nil, resumed, err
@@ -423,6 +423,7 @@ func (p *Plan) runOne(dataset string, g *corpus.Graph, s *corpus.Split, v Varian
 		Dataset: dataset, Seed: seed, Supervised: cfg.Supervised, Variant: v.Name,
 		Epochs: tr.State.Epoch, BLAS: tensor.BLASName(),
 	}
+	out.KeptEpoch, out.Valid = tr.Kept()
 	for _, e := range tr.History {
 		out.TrainSeconds += e.Seconds // across resumed sessions
 	}

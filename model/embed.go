@@ -26,6 +26,23 @@ type Embeddings struct {
 // or nested over its own neighbours when Hops is 2), so the result equals
 // full nesting exactly (no dropout at inference).
 func (m *Model) Embed(in *Inputs, docs []int32, nbrs func(d int32) []int32, maxNbrs, batch int) *Embeddings {
+	var cache *Cache
+	if m.Cfg.Layers > 1 && !m.Cfg.NoGraph {
+		cache = m.NewCache(in.N)
+		m.RefreshNeighbors(cache, in, neighborsOf(docs, capNeighbors(nbrs, maxNbrs)), nbrs, maxNbrs, batch)
+	}
+	return m.EmbedCached(in, docs, nbrs, maxNbrs, batch, cache)
+}
+
+// EmbedCached is Embed with the neighbours' per-layer [CLS] read from
+// cache, which the caller has refreshed from the current weights
+// (RefreshNeighbors with the same nbrs and maxNbrs) over at least the
+// documents that docs aggregate over. The trainer's validation uses it to
+// embed through the cache that the next epoch then reuses.
+func (m *Model) EmbedCached(in *Inputs, docs []int32, nbrs func(d int32) []int32, maxNbrs, batch int, cache *Cache) *Embeddings {
+	if cache == nil && m.Cfg.Layers > 1 && !m.Cfg.NoGraph {
+		panic("model: EmbedCached: the model reads its neighbours from a cache, and none was given")
+	}
 	n := m.Cfg.Width
 	T := m.Topics.Tables().T
 	e := &Embeddings{Width: n, Topics: T,
@@ -37,12 +54,6 @@ func (m *Model) Embed(in *Inputs, docs []int32, nbrs func(d int32) []int32, maxN
 		e.Pred = make([]int32, len(docs))
 	}
 	pick := capNeighbors(nbrs, maxNbrs)
-	var cache *Cache
-	if m.Cfg.Layers > 1 && !m.Cfg.NoGraph {
-		cache = m.NewCache(in.N)
-		m.RefreshNeighbors(cache, in, neighborsOf(docs, pick), nbrs, maxNbrs, batch)
-	}
-
 	tp := tensor.NewTape()
 	tp.NoGrad = true
 	for lo := 0; lo < len(docs); lo += batch {
@@ -105,4 +116,28 @@ func (m *Model) Beta() []float32 {
 	tp.NoGrad = true
 	z, _ := m.Topics.embeddings(tp)
 	return append([]float32(nil), m.Topics.beta(tp, z).Data...)
+}
+
+// Scatter returns e laid out by document id over n documents: row d of the
+// result is the row of docs[i] = d in e, rows of documents not in docs are
+// zero.
+func (e *Embeddings) Scatter(docs []int32, n int) *Embeddings {
+	w, T := e.Width, e.Topics
+	out := &Embeddings{Width: w, Topics: T,
+		Points:  make([]float32, n*(w+1)),
+		Tangent: make([]float32, n*w),
+		Theta:   make([]float32, n*T),
+	}
+	if e.Pred != nil {
+		out.Pred = make([]int32, n)
+	}
+	for i, d := range docs {
+		copy(out.Points[int(d)*(w+1):int(d+1)*(w+1)], e.Points[i*(w+1):(i+1)*(w+1)])
+		copy(out.Tangent[int(d)*w:int(d+1)*w], e.Tangent[i*w:(i+1)*w])
+		copy(out.Theta[int(d)*T:int(d+1)*T], e.Theta[i*T:(i+1)*T])
+		if e.Pred != nil {
+			out.Pred[d] = e.Pred[i]
+		}
+	}
+	return out
 }

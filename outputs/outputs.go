@@ -35,16 +35,21 @@ type WordProb struct {
 
 // Metrics is metrics.json.
 type Metrics struct {
-	Dataset      string          `json:"dataset"`
-	Seed         uint64          `json:"seed"`
-	Supervised   bool            `json:"supervised"`
-	TrainSeconds float64         `json:"train_seconds"`
-	Epochs       int             `json:"epochs"`
-	Test         evaluate.Test   `json:"test"`
-	Topics       evaluate.Topics `json:"topics"`
-	Variant      string          `json:"variant,omitempty"`
-	BLAS         string          `json:"blas,omitempty"`
-	DocsPerSec   float64         `json:"docs_per_sec,omitempty"`
+	Dataset      string        `json:"dataset"`
+	Seed         uint64        `json:"seed"`
+	Supervised   bool          `json:"supervised"`
+	TrainSeconds float64       `json:"train_seconds"`
+	Epochs       int           `json:"epochs"`
+	Test         evaluate.Test `json:"test"`
+	// Valid are the kept state's validation metrics (held-out validation
+	// documents and links; train.Trainer.Kept), and KeptEpoch that state's
+	// epoch.
+	Valid      *evaluate.Test  `json:"valid,omitempty"`
+	KeptEpoch  int             `json:"kept_epoch,omitempty"`
+	Topics     evaluate.Topics `json:"topics"`
+	Variant    string          `json:"variant,omitempty"`
+	BLAS       string          `json:"blas,omitempty"`
+	DocsPerSec float64         `json:"docs_per_sec,omitempty"`
 }
 
 // Topics builds the topics.json entries: top-20 words and each topic's share

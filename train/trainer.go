@@ -31,13 +31,18 @@ type State struct {
 
 // EpochLog is one line of the learning curve.
 type EpochLog struct {
-	Epoch    int      `json:"epoch"`
-	Graph    float64  `json:"graph_loss"`
-	Topic    float64  `json:"topic_loss"`
-	Sup      float64  `json:"sup_loss"`
-	Total    float64  `json:"total_loss"`
-	ValidF1  *float64 `json:"valid_knn_micro_f1,omitempty"`
-	ValidAUC *float64 `json:"valid_link_auc,omitempty"`
+	Epoch int     `json:"epoch"`
+	Graph float64 `json:"graph_loss"`
+	Topic float64 `json:"topic_loss"`
+	Sup   float64 `json:"sup_loss"`
+	Total float64 `json:"total_loss"`
+	// Validation metrics, on the held-out validation documents (Holdout):
+	// kNN Micro- and Macro-F1, link AUC over the held-out links among them,
+	// and their perplexity exponent.
+	ValidF1      *float64 `json:"valid_knn_micro_f1,omitempty"`
+	ValidMacroF1 *float64 `json:"valid_knn_macro_f1,omitempty"`
+	ValidAUC     *float64 `json:"valid_link_auc,omitempty"`
+	ValidLogPerp *float64 `json:"valid_log_perplexity,omitempty"`
 	// ValidSupF1 is the supervised head's Micro-F1 on the validation
 	// documents (supervised runs only).
 	ValidSupF1 *float64 `json:"valid_sup_micro_f1,omitempty"`
@@ -47,11 +52,18 @@ type EpochLog struct {
 }
 
 // Trainer trains one model on one corpus and split.
+//
+// Training runs on the split's Holdout (H): only links among the training
+// documents that are not validation documents are trained on, validation
+// documents are embedded through their links to those alone, and
+// validation link AUC ranks the held-out links among validation documents,
+// exactly as the test split is scored afterwards on S.
 type Trainer struct {
 	Opt   Options
 	Model *model.Model
 	G     *corpus.Graph
-	S     *corpus.Split
+	S     *corpus.Split // the split the model is evaluated on afterwards
+	H     *corpus.Split // S.Holdout: what training sees and validation scores
 	In    *model.Inputs
 
 	State   State
@@ -60,15 +72,22 @@ type Trainer struct {
 	adam    *optim.Adam
 	sampler *corpus.Sampler
 	cache   *model.Cache
-	isValid []bool
-	fit     []int32 // training documents minus validation: kNN reference for validation
-	best    *snapshot
-	log     io.Writer
+	// cacheFresh says the cache already holds the refresh of the current
+	// weights: validation built it over the same documents and neighbour
+	// lists that the next epoch's refresh would, so that epoch skips its
+	// own (only when nothing changed in between: a tree update changes
+	// the nested pass, so it clears the flag).
+	cacheFresh bool
+	best       *snapshot
+	log        io.Writer
 
 	// beforeStep, when set (tests only: the NaN guard's test poisons a
 	// parameter through it), runs before each step's forward pass with the
 	// number the step will have (1-based, as in the guard's messages).
 	beforeStep func(step int64)
+	// onBatch, when set (tests only), sees every training batch before its
+	// forward pass.
+	onBatch func(b *model.Batch)
 }
 
 // New prepares training: inputs (idf from the training documents), the
@@ -85,30 +104,22 @@ func New(m *model.Model, g *corpus.Graph, s *corpus.Split, opt Options) (*Traine
 	if m.Cfg.Supervised && (g.Labels == nil || g.NumLabels() != m.Cfg.NumLabels) {
 		return nil, fmt.Errorf("the supervised model has %d labels and the corpus %d: a model trains only on the corpus it was built for", m.Cfg.NumLabels, g.NumLabels())
 	}
-	if len(s.TrainLinks) == 0 {
-		return nil, errors.New("no links among the training documents: the graph loss has nothing to learn from (use --knn-links to induce links from text similarity)")
+	h := s.Holdout(g)
+	if len(h.TrainLinks) == 0 {
+		return nil, errors.New("no links among the training documents outside validation: the graph loss has nothing to learn from (use --knn-links to induce links from text similarity)")
 	}
 	if m.IDF == nil {
 		m.IDF = model.IDF(g, s.Train)
 	}
 	t := &Trainer{
-		Opt: opt, Model: m, G: g, S: s,
+		Opt: opt, Model: m, G: g, S: s, H: h,
 		In:      model.NewInputs(g, m.IDF, m.Cfg.MaxLen, m.Cfg.Truncate),
 		State:   State{LRScale: 1},
-		sampler: corpus.NewSampler(s, m.Cfg.Neighbors, opt.Seed),
-		isValid: make([]bool, g.NumDocs()),
+		sampler: corpus.NewSampler(h, m.Cfg.Neighbors, opt.Seed),
 		log:     opt.Log,
 	}
 	if t.log == nil {
 		t.log = io.Discard
-	}
-	for _, d := range s.Valid {
-		t.isValid[d] = true
-	}
-	for _, d := range s.Train {
-		if !t.isValid[d] {
-			t.fit = append(t.fit, d)
-		}
 	}
 	cfg := optim.DefaultConfig()
 	cfg.WeightDecay = opt.WeightDecay
@@ -130,11 +141,12 @@ func New(m *model.Model, g *corpus.Graph, s *corpus.Split, opt Options) (*Traine
 	return t, nil
 }
 
-// trainNeighbors lists d's neighbours among the training documents.
-func (t *Trainer) trainNeighbors(d int32) []int32 { return t.S.TrainNeighbors(int(d)) }
+// trainNeighbors lists d's neighbours among the documents training sees
+// (the training documents outside validation).
+func (t *Trainer) trainNeighbors(d int32) []int32 { return t.H.TrainNeighbors(int(d)) }
 
 func (t *Trainer) stepsPerEpoch() int64 {
-	return int64((len(t.S.TrainLinks) + t.Opt.BatchLinks - 1) / t.Opt.BatchLinks)
+	return int64((len(t.H.TrainLinks) + t.Opt.BatchLinks - 1) / t.Opt.BatchLinks)
 }
 
 func (t *Trainer) schedule() optim.Schedule {
@@ -211,7 +223,7 @@ func (t *Trainer) initTopics() error {
 		return nil
 	}
 	m := t.Model
-	emb := t.embedTrain(t.S.Train)
+	emb := t.embedTrain(t.H.Train)
 	if err := m.InitTopicsFromDocs(emb.Tangent, t.Opt.Seed); err != nil {
 		return err
 	}
@@ -225,7 +237,7 @@ func (t *Trainer) initTopics() error {
 		return nil
 	}
 	began := time.Now()
-	nll, err := m.FitTopics(emb.Tangent, t.In, t.S.Train, model.TopicFit{
+	nll, err := m.FitTopics(emb.Tangent, t.In, t.H.Train, model.TopicFit{
 		Steps: t.Opt.TopicWarmup, LR: t.Opt.TopicWarmupLR, Batch: t.Opt.TopicWarmupBatch,
 		Seed: t.Opt.Seed, DecoderOnly: true,
 	})
@@ -236,8 +248,9 @@ func (t *Trainer) initTopics() error {
 	return nil
 }
 
-// embedTrain embeds docs with the current weights, each through its
-// training links only (validation and test links stay unseen).
+// embedTrain embeds docs with the current weights, each through its links
+// to the training documents outside validation (validation and test links
+// stay unseen).
 func (t *Trainer) embedTrain(docs []int32) *model.Embeddings {
 	return t.Model.Embed(t.In, docs, t.trainNeighbors, t.Opt.MaxNbrs, t.Opt.EmbedBatch)
 }
@@ -258,12 +271,13 @@ func (t *Trainer) epoch() (*EpochLog, error) {
 	e := t.State.Epoch
 	m.SeedDropout(t.Opt.Seed, uint64(e))
 	began := time.Now()
-	if t.cache != nil {
-		m.RefreshNeighbors(t.cache, t.In, t.S.Train, t.trainNeighbors, t.Opt.MaxNbrs, t.Opt.EmbedBatch)
+	if t.cache != nil && !t.cacheFresh {
+		m.RefreshNeighbors(t.cache, t.In, t.H.Train, t.trainNeighbors, t.Opt.MaxNbrs, t.Opt.EmbedBatch)
 	}
+	t.cacheFresh = false
 	nbrTable := t.sampler.Resample(e)
 	k := t.sampler.K()
-	links := slices.Clone(t.S.TrainLinks)
+	links := slices.Clone(t.H.TrainLinks)
 	rng := rand.New(rand.NewPCG(t.Opt.Seed, uint64(e)<<1|1))
 	rng.Shuffle(len(links), func(i, j int) { links[i], links[j] = links[j], links[i] })
 
@@ -282,6 +296,9 @@ func (t *Trainer) epoch() (*EpochLog, error) {
 		tp.Reset()
 		if t.beforeStep != nil {
 			t.beforeStep(t.State.Step + 1)
+		}
+		if t.onBatch != nil {
+			t.onBatch(b)
 		}
 		loss, parts, err := m.Loss(tp, t.In, b, t.cache)
 		if err != nil {
@@ -371,7 +388,7 @@ func (t *Trainer) batch(links [][2]int32, nbrTable []int32, k int) *model.Batch 
 	}
 	b.Admissible = make([]bool, len(b.Anchors)*B)
 	for i, a := range b.Anchors {
-		nbrs := t.S.TrainNeighbors(int(centres[a]))
+		nbrs := t.H.TrainNeighbors(int(centres[a]))
 		for c := 0; c < B; c++ {
 			ok := int32(c) != a
 			if ok && int32(c) != b.Positives[i] {
@@ -385,7 +402,7 @@ func (t *Trainer) batch(links [][2]int32, nbrTable []int32, k int) *model.Batch 
 		b.Labels = make([]int32, B)
 		for i, d := range centres {
 			b.Labels[i] = -1
-			if t.G.Labels != nil && !t.isValid[d] && !t.S.IsTest[d] {
+			if t.G.Labels != nil && !t.H.IsTest[d] && !t.S.IsTest[d] {
 				b.Labels[i] = t.G.Labels[d]
 			}
 		}
@@ -393,121 +410,138 @@ func (t *Trainer) batch(links [][2]int32, nbrTable []int32, k int) *model.Batch 
 	return b
 }
 
-// validate embeds the training documents, scores kNN Micro-F1 on the
-// validation documents and link AUC among them, keeps the best state, and
-// (when grow) updates the topic tree from the training documents' θ.
-//
-// The links among validation documents are training links (the protocol
-// trains on every link among training documents), so the validation AUC is
-// an optimistic, in-sample figure; it still ranks epochs, and breaks ties
-// when the validation F1 saturates.
+// validate scores the epoch on the held-out validation documents, keeps
+// the best state, and (when grow) updates the topic tree.
 func (t *Trainer) validate(rec *EpochLog, grow bool) error {
+	emb := t.scoreValidation(rec)
+	t.keepBest(rec)
+	if !grow {
+		return nil
+	}
+	return t.growTree(emb)
+}
+
+// scoreValidation embeds the training documents outside validation and the
+// validation documents, each through its links to the former (H's
+// neighbours), and scores the validation documents as the test documents
+// are scored on S afterwards: kNN Micro-/Macro-F1 against the other
+// training documents, the supervised head, link AUC over the held-out
+// links among validation documents, and the perplexity exponent. It returns
+// the embeddings, indexed by document id (rows of documents outside H are
+// zero). With the cache nesting it embeds through the trainer's cache,
+// refreshed exactly as the next epoch would refresh it, so that epoch
+// reuses it.
+func (t *Trainer) scoreValidation(rec *EpochLog) *model.Embeddings {
 	m := t.Model
-	docs := t.S.Train
-	emb := t.embedTrain(docs)
-	dim := emb.Width + 1
-	row := make(map[int32]int, len(docs))
-	for i, d := range docs {
-		row[d] = i
+	docs := slices.Concat(t.H.Train, t.H.Test)
+	slices.Sort(docs)
+	var part *model.Embeddings
+	if t.cache != nil {
+		m.RefreshNeighbors(t.cache, t.In, t.H.Train, t.trainNeighbors, t.Opt.MaxNbrs, t.Opt.EmbedBatch)
+		t.cacheFresh = true
+		part = m.EmbedCached(t.In, docs, t.trainNeighbors, t.Opt.MaxNbrs, t.Opt.EmbedBatch, t.cache)
+	} else {
+		part = t.embedTrain(docs)
 	}
-	gather := func(list []int32) []float32 {
-		out := make([]float32, 0, len(list)*dim)
-		for _, d := range list {
-			i := row[d]
-			out = append(out, emb.Points[i*dim:(i+1)*dim]...)
-		}
-		return out
+	emb := part.Scatter(docs, t.G.NumDocs())
+	if len(t.H.Test) == 0 {
+		return emb
 	}
-	score := math.NaN()
-	if t.G.Labels != nil && len(t.S.Valid) > 0 && len(t.fit) > 0 {
-		yFit := make([]int32, len(t.fit))
-		for i, d := range t.fit {
-			yFit[i] = t.G.Labels[d]
-		}
-		yVal := make([]int32, len(t.S.Valid))
-		for i, d := range t.S.Valid {
-			yVal[i] = t.G.Labels[d]
-		}
-		pred := metrics.KNN(gather(t.fit), yFit, gather(t.S.Valid), dim, metrics.DefaultK)
-		f1 := metrics.MicroF1(yVal, pred)
-		rec.ValidF1 = &f1
-		if emb.Pred != nil {
-			sup := make([]int32, len(t.S.Valid))
-			for i, d := range t.S.Valid {
-				sup[i] = emb.Pred[row[d]]
-			}
-			f1 := metrics.MicroF1(yVal, sup)
-			rec.ValidSupF1 = &f1
-		}
-	}
-	var vlinks [][2]int32
-	for _, l := range t.S.TrainLinks {
-		if t.isValid[l[0]] && t.isValid[l[1]] {
-			vlinks = append(vlinks, l)
-		}
-	}
-	if len(vlinks) > 0 {
-		// Scores over the validation rows of emb: re-index to rows.
-		sub := &model.Embeddings{Width: emb.Width, Topics: emb.Topics, Points: emb.Points}
-		scoreFn := evaluate.LinkScore(m, sub)
-		auc, n := metrics.LinkAUC(t.S.Valid, vlinks, func(i, j int32) float64 { return scoreFn(int32(row[i]), int32(row[j])) })
-		if n > 0 {
-			rec.ValidAUC = &auc
-		}
-	}
-	// The best state maximises the mean of the validation metrics present
-	// (kNN Micro-F1, link AUC and, for supervised runs, the head's
-	// Micro-F1, all in percent; a saturated F1 on an easy corpus then still
-	// lets AUC decide), or minimises the loss without them. Without the
-	// head's own score a supervised ML run kept epoch 6 of 12, whose head
-	// scored 80.4 on the test split.
-	var sum float64
-	var cnt int
-	for _, v := range []*float64{rec.ValidF1, rec.ValidAUC, rec.ValidSupF1} {
-		if v != nil {
-			sum += *v
-			cnt++
-		}
-	}
-	score = -rec.Total
-	if cnt > 0 {
-		score = sum / float64(cnt)
+	v := evaluate.Score(m, t.G, t.H, emb, metrics.DefaultK)
+	rec.ValidF1, rec.ValidMacroF1, rec.ValidSupF1 = v.KNNMicroF1, v.KNNMacroF1, v.SupMicroF1
+	rec.ValidAUC, rec.ValidLogPerp = v.LinkAUC, v.LogPerplexity
+	return emb
+}
+
+// keepBest keeps the state that maximises the validation score (Score),
+// or, without validation metrics, minimises the training loss.
+func (t *Trainer) keepBest(rec *EpochLog) {
+	score, ok := rec.Score()
+	if !ok {
+		score = -rec.Total
 	}
 	if t.State.BestEpoch == 0 || score > t.State.BestScore {
 		t.State.BestScore = score
 		t.State.BestEpoch = t.State.Epoch
 		t.best = t.snapshotParams()
 	}
-	if grow {
-		acc := topictree.NewShareAccumulator(emb.Topics)
-		lengths := make([]int, len(docs))
-		for i, d := range docs {
-			lengths[i] = t.In.Len[d]
+}
+
+// Kept returns the epoch of the state Run left the model in and that
+// epoch's validation metrics (nil when it was not validated).
+func (t *Trainer) Kept() (epoch int, valid *evaluate.Test) {
+	epoch = t.State.Epoch
+	if t.best != nil {
+		epoch = t.State.BestEpoch
+	}
+	for _, h := range t.History {
+		if h.Epoch == epoch && (h.ValidF1 != nil || h.ValidAUC != nil) {
+			return epoch, &evaluate.Test{KNNMicroF1: h.ValidF1, KNNMacroF1: h.ValidMacroF1,
+				SupMicroF1: h.ValidSupF1, LinkAUC: h.ValidAUC, LogPerplexity: h.ValidLogPerp}
 		}
-		acc.Add(tensor.FromData(emb.Theta, len(docs), emb.Topics), lengths)
-		shares, err := acc.Shares()
-		if err != nil {
-			return fmt.Errorf("tree update after epoch %d: %w", t.State.Epoch, err)
+	}
+	return epoch, nil
+}
+
+// Score is the validation score that selects the kept state: the mean of
+// the validation metrics present, kNN Micro-F1, link AUC and, for
+// supervised runs, the head's Micro-F1, all in percent (a saturated F1 on
+// an easy corpus then still lets AUC decide). ok is false without any.
+func (r *EpochLog) Score() (score float64, ok bool) {
+	var sum float64
+	var cnt int
+	for _, v := range []*float64{r.ValidF1, r.ValidAUC, r.ValidSupF1} {
+		if v != nil {
+			sum += *v
+			cnt++
 		}
-		tc := m.Cfg.Tree
-		res, err := m.Topics.Tree.Update(shares, topictree.UpdateOptions{Add: tc.SAdd, Prune: tc.SPrune, GrowLeaves: tc.GrowLeaves})
-		if err != nil {
-			return fmt.Errorf("tree update after epoch %d: %w", t.State.Epoch, err)
-		}
-		for _, c := range res.Changes {
-			fmt.Fprintf(t.log, "epoch %d: %v\n", t.State.Epoch, c)
-		}
-		if res.Changed() {
-			// Per-topic inputs follow the tree; so does their optimiser state.
-			name := m.Topics.Input.Name
-			in := m.Topics.Remap(res.OldRow)
-			if err := t.adam.RemapRows(name, in.Shape, res.OldRow); err != nil {
-				return fmt.Errorf("tree update after epoch %d: %w", t.State.Epoch, err)
-			}
-			if err := t.adam.Rebind(in); err != nil {
-				return fmt.Errorf("tree update after epoch %d: %w", t.State.Epoch, err)
-			}
-		}
+	}
+	if cnt == 0 {
+		return 0, false
+	}
+	return sum / float64(cnt), true
+}
+
+// growTree grows and prunes the tree from the shares s_t of the training
+// documents outside validation (their θ in emb, indexed by document id),
+// and moves the per-topic parameters and their optimiser state along.
+func (t *Trainer) growTree(emb *model.Embeddings) error {
+	m := t.Model
+	docs := t.H.Train
+	acc := topictree.NewShareAccumulator(emb.Topics)
+	lengths := make([]int, len(docs))
+	theta := make([]float32, 0, len(docs)*emb.Topics)
+	for i, d := range docs {
+		lengths[i] = t.In.Len[d]
+		theta = append(theta, emb.Theta[int(d)*emb.Topics:int(d+1)*emb.Topics]...)
+	}
+	acc.Add(tensor.FromData(theta, len(docs), emb.Topics), lengths)
+	shares, err := acc.Shares()
+	if err != nil {
+		return fmt.Errorf("tree update after epoch %d: %w", t.State.Epoch, err)
+	}
+	tc := m.Cfg.Tree
+	res, err := m.Topics.Tree.Update(shares, topictree.UpdateOptions{Add: tc.SAdd, Prune: tc.SPrune, GrowLeaves: tc.GrowLeaves})
+	if err != nil {
+		return fmt.Errorf("tree update after epoch %d: %w", t.State.Epoch, err)
+	}
+	for _, c := range res.Changes {
+		fmt.Fprintf(t.log, "epoch %d: %v\n", t.State.Epoch, c)
+	}
+	if !res.Changed() {
+		return nil
+	}
+	// The nested pass reads the tree embedding: the validation refresh is
+	// stale now.
+	t.cacheFresh = false
+	// Per-topic inputs follow the tree; so does their optimiser state.
+	name := m.Topics.Input.Name
+	in := m.Topics.Remap(res.OldRow)
+	if err := t.adam.RemapRows(name, in.Shape, res.OldRow); err != nil {
+		return fmt.Errorf("tree update after epoch %d: %w", t.State.Epoch, err)
+	}
+	if err := t.adam.Rebind(in); err != nil {
+		return fmt.Errorf("tree update after epoch %d: %w", t.State.Epoch, err)
 	}
 	return nil
 }

@@ -188,7 +188,7 @@ Prints the learned topic tree and the test metrics; writes the outputs to
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
-	fmt.Fprintf(log, "training on %s: %d documents, %d training links, %s BLAS\n", d.source(), g.NumDocs(), len(s.TrainLinks), tensor.BLASName())
+	fmt.Fprintf(log, "training on %s: %d documents, %d training links (%d validation documents and their links held out), %s BLAS\n", d.source(), g.NumDocs(), len(tr.H.TrainLinks), len(s.Valid), tensor.BLASName())
 	began := time.Now()
 	if err := tr.Run(); err != nil {
 		return err
@@ -204,6 +204,7 @@ Prints the learned topic tree and the test metrics; writes the outputs to
 		TrainSeconds: trainSeconds(tr.History, secs), Epochs: tr.State.Epoch,
 		BLAS: tensor.BLASName(), DocsPerSec: dps,
 	}
+	met.KeptEpoch, met.Valid = tr.Kept()
 	if err := outputs.Write(*out, tr.Model, opt.Seed, g, tr.In, res, met); err != nil {
 		return err
 	}

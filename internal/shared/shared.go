@@ -34,19 +34,41 @@ func Dir() string {
 	}
 }
 
-// Path returns the path of rel inside the shared folder, skipping the test
-// with a clear message when the folder or the file is absent.
+// RequireEnv names the environment variable that makes a missing shared
+// folder an error: CI (.ci/run) sets it, so the tests that read the
+// datasets and reference vectors always run there. Outside CI they skip
+// with a message.
+const RequireEnv = "GTFORMER_REQUIRE_SHARED"
+
+// Required reports whether a missing shared file fails the test
+// ($GTFORMER_REQUIRE_SHARED is set and not "0").
+func Required() bool {
+	v := os.Getenv(RequireEnv)
+	return v != "" && v != "0"
+}
+
+// Path returns the path of rel inside the shared folder. When the folder
+// or the file is absent it fails the test if Required, and otherwise skips
+// it with a message saying what is missing.
 func Path(tb testing.TB, rel string) string {
 	tb.Helper()
 	d := Dir()
 	if d == "" {
-		tb.Skipf("shared folder not found (expected ../shared beside the repository, or $GTFORMER_SHARED); skipping")
+		missing(tb, "shared folder not found (expected ../shared beside the repository, or $GTFORMER_SHARED)")
 	}
 	p := filepath.Join(d, rel)
 	if _, err := os.Stat(p); err != nil {
-		tb.Skipf("shared file %s absent; skipping", p)
+		missing(tb, "shared file "+p+" absent")
 	}
 	return p
+}
+
+func missing(tb testing.TB, what string) {
+	tb.Helper()
+	if Required() {
+		tb.Fatalf("%s, and $%s is set: the tests that need it must run", what, RequireEnv)
+	}
+	tb.Skipf("%s; skipping (set $%s to make this an error)", what, RequireEnv)
 }
 
 // Dataset returns the folder of a shared dataset ("ml", "pl", "covid"),
