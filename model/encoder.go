@@ -1,6 +1,9 @@
 package model
 
 import (
+	"math"
+	"math/rand/v2"
+
 	"github.com/gtformer/gtformer/nn"
 	"github.com/gtformer/gtformer/tensor"
 )
@@ -96,29 +99,49 @@ func extraMask(mask []bool, b, t, p int) []bool {
 // tangent space at the origin. With u = W_g·log_o d (that is log_o d̃, since
 // log_o exp_o = id):
 //
-//	α_ij = softmax_j( a_self·u_i + a_nbr·u_j )   over the k sampled neighbours
+//	α_ij = softmax_j( (Q·u_i)·(K·u_j) / √n )   over the k sampled neighbours
 //	log_o g_i = ½ (u_i + Σ_j α_ij u_j)
 //
-// b_att of the paper is the concatenation [a_self ‖ a_nbr].
+// The paper scores a pair linearly, b_att·[u_i ‖ u_j] = a_self·u_i +
+// a_nbr·u_j; its self term is the same for every neighbour j of i, so the
+// softmax cancels it and a_self never learns (its gradient is identically
+// zero): every centre weighs its neighbours alike. The pair must interact
+// through something other than a sum, as in HGCN's attention MLP or GATv2
+// (Brody et al., 2022). The scaled dot product of the transformer is the
+// simplest such form that is also smooth (a LeakyReLU's kink defeats the
+// finite-difference gradient check). Q and K are (n,n) without bias (a key
+// bias would cancel in the softmax too).
 type graphAttention struct {
-	W     *nn.Linear     // (n,n), no bias
-	ASelf *tensor.Tensor // (n,1)
-	ANbr  *tensor.Tensor // (n,1)
+	W *nn.Linear // (n,n), no bias
+	Q *nn.Linear // (n,n), no bias: the centre's query
+	K *nn.Linear // (n,n), no bias: the neighbours' keys
+}
+
+// newGraphAttention draws W from rng and the attention's Q and K from
+// attRng, a stream of their own, so that adding them left the rest of the
+// model's initialisation as it was.
+func newGraphAttention(name string, n int, rng, attRng *rand.Rand) *graphAttention {
+	return &graphAttention{
+		W: nn.NewLinear(name+".w", n, n, false, rng),
+		Q: nn.NewLinear(name+".att_q", n, n, false, attRng),
+		K: nn.NewLinear(name+".att_k", n, n, false, attRng),
+	}
 }
 
 func (g *graphAttention) params() []*tensor.Tensor {
-	return append(g.W.Params(), g.ASelf, g.ANbr)
+	return append(append(g.W.Params(), g.Q.Params()...), g.K.Params()...)
 }
 
 // forward maps centre tangents dc (B,n) and neighbour tangents dn (B*k,n) to
 // log_o g (B,n). mask (B*k) marks real neighbour slots, or is nil when all are.
 func (g *graphAttention) forward(tp *tensor.Tape, dc, dn *tensor.Tensor, k int, mask []bool) *tensor.Tensor {
 	b, n := dc.Rows(), dc.Cols()
-	uc := g.W.Forward(tp, dc)                                   // (B,n)
-	un := g.W.Forward(tp, dn)                                   // (B*k,n)
-	sc := tp.MatMul(uc, g.ASelf, false, false)                  // (B,1)
-	sn := tp.Reshape(tp.MatMul(un, g.ANbr, false, false), b, k) // (B,k)
-	alpha := tp.Softmax(tp.AddCol(sn, tp.Reshape(sc, b)), mask) // (B,k)
+	uc := g.W.Forward(tp, dc)                       // (B,n)
+	un := g.W.Forward(tp, dn)                       // (B*k,n)
+	q := tp.Reshape(g.Q.Forward(tp, uc), b, 1, n)   // (B,1,n)
+	key := tp.Reshape(g.K.Forward(tp, un), b, k, n) // (B,k,n)
+	logits := tp.Reshape(tp.BatchedMatMul(q, key, false, true), b, k)
+	alpha := tp.Softmax(tp.Scale(logits, float32(1/math.Sqrt(float64(n)))), mask) // (B,k)
 	agg := tp.BatchedMatMul(tp.Reshape(alpha, b, 1, k), tp.Reshape(un, b, k, n), false, false)
 	return tp.Scale(tp.Add(uc, tp.Reshape(agg, b, n)), 0.5)
 }

@@ -62,7 +62,8 @@ func New(cfg Config, seed uint64) (*Model, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("model config: %w", err)
 	}
-	rng := rand.New(rand.NewPCG(seed, 0x67746672)) // parameters
+	rng := rand.New(rand.NewPCG(seed, 0x67746672))    // parameters
+	attRng := rand.New(rand.NewPCG(seed, 0x67617474)) // graph attention's Q and K
 	n := cfg.Width
 	m := &Model{Cfg: cfg, dropSrc: rand.NewPCG(seed, 0x64726f70)}
 	m.rng = rand.New(m.dropSrc)
@@ -91,12 +92,7 @@ func New(cfg Config, seed uint64) (*Model, error) {
 		layer.Rng = m.rng
 		m.Layers = append(m.Layers, layer)
 		if l > 0 {
-			g := &graphAttention{
-				W:     nn.NewLinear(fmt.Sprintf("graph%d.w", l), n, n, false, rng),
-				ASelf: tensor.Param(fmt.Sprintf("graph%d.att_self", l), n, 1),
-				ANbr:  tensor.Param(fmt.Sprintf("graph%d.att_nbr", l), n, 1),
-			}
-			m.Graph = append(m.Graph, g)
+			m.Graph = append(m.Graph, newGraphAttention(fmt.Sprintf("graph%d", l), n, rng, attRng))
 		}
 	}
 	m.LogScale = tensor.Param("scale.log", 1)

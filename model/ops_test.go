@@ -237,3 +237,37 @@ func TestContrastiveClosedForm(t *testing.T) {
 		}
 	}
 }
+
+// TestGraphAttentionSelfCounts: two centres with the same neighbours must
+// weigh them differently. With the paper's linear score a_self·u_i +
+// a_nbr·u_j the self term cancels in the softmax and the neighbour part of
+// log_o g, 2·g − u_i = Σ_j α_ij u_j, would be the same for both centres.
+func TestGraphAttentionSelfCounts(t *testing.T) {
+	const n, k = 8, 3
+	rng := rand.New(rand.NewPCG(5, 6))
+	ga := newGraphAttention("g", n, rng, rng)
+	tp := tensor.NewTape()
+	tp.NoGrad = true
+	dc := tensor.New(2, n)
+	dn := tensor.New(2*k, n)
+	for i := range dc.Data {
+		dc.Data[i] = float32(2 * rng.NormFloat64())
+	}
+	for j := 0; j < k; j++ { // the same three neighbours for both centres
+		for c := 0; c < n; c++ {
+			v := float32(2 * rng.NormFloat64())
+			dn.Data[j*n+c], dn.Data[(k+j)*n+c] = v, v
+		}
+	}
+	g := ga.forward(tp, dc, dn, k, nil)
+	uc := ga.W.Forward(tp, dc)
+	var diff float64
+	for c := 0; c < n; c++ {
+		a := 2*g.Data[c] - uc.Data[c]
+		b := 2*g.Data[n+c] - uc.Data[n+c]
+		diff = math.Max(diff, math.Abs(float64(a-b)))
+	}
+	if diff < 1e-3 {
+		t.Fatalf("both centres aggregate their shared neighbours alike (max difference %.3g): the centre does not take part in the attention", diff)
+	}
+}

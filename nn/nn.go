@@ -128,7 +128,10 @@ func (m *MLP) Params() []*tensor.Tensor { return append(m.In.Params(), m.Out.Par
 // which may come from a different (longer) sequence: GraphFormers-style
 // asymmetric attention takes queries from a document's tokens and keys and
 // values from [extra rows, tokens]. Projections are named name+".wq", ".wk",
-// ".wv", ".wo" (with ".b" suffixed biases, e.g. "layer1.attn.wq.b").
+// ".wv", ".wo" (with ".b" suffixed biases, e.g. "layer1.attn.wq.b"). The key
+// projection has no bias: q·b_k adds the same value to every logit of a
+// query's row, which the softmax cancels, so such a bias would never learn
+// (model's gradient check flags tensors whose gradient is identically zero).
 type MultiHeadAttention struct {
 	Heads      int
 	Q, K, V, O *Linear
@@ -143,7 +146,7 @@ func NewMultiHeadAttention(name string, c, heads int, rng *rand.Rand) *MultiHead
 	return &MultiHeadAttention{
 		Heads: heads,
 		Q:     NewLinear(name+".wq", c, c, true, rng),
-		K:     NewLinear(name+".wk", c, c, true, rng),
+		K:     NewLinear(name+".wk", c, c, false, rng),
 		V:     NewLinear(name+".wv", c, c, true, rng),
 		O:     NewLinear(name+".wo", c, c, true, rng),
 	}

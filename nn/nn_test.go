@@ -228,8 +228,10 @@ func TestParamNames(t *testing.T) {
 			t.Errorf("missing parameter %q", want)
 		}
 	}
-	if len(seen) != 16 {
-		t.Errorf("%d parameters, want 16", len(seen))
+	// 4 projection weights, 3 biases (the key projection has none: see
+	// MultiHeadAttention), 2 MLP weights and biases, 2 LayerNorms × 2.
+	if len(seen) != 15 || seen["layer1.attn.wk.b"] {
+		t.Errorf("%d parameters (key bias present: %v), want 15 without a key bias", len(seen), seen["layer1.attn.wk.b"])
 	}
 }
 
@@ -255,5 +257,5 @@ func ExampleTransformerLayer() {
 	kv := PrependRows(tp, extra, x)
 	y := layer.Forward(tp, x, kv, nil)
 	fmt.Println(y.Shape, len(layer.Params()))
-	// Output: [2 5 8] 16
+	// Output: [2 5 8] 15
 }
