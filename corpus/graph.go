@@ -84,3 +84,7 @@ type Split struct {
 
 // TrainNeighbors returns the neighbours document i may use under the split.
 func (s *Split) TrainNeighbors(i int) []int32 { return s.NbrIdx[s.NbrPtr[i]:s.NbrPtr[i+1]] }
+
+// TrainNeighbors32 is TrainNeighbors with an int32 id, the form the model's
+// neighbour functions take.
+func (s *Split) TrainNeighbors32(i int32) []int32 { return s.TrainNeighbors(int(i)) }

@@ -61,14 +61,16 @@ func (o *Options) defaults() {
 }
 
 // Run embeds every document (test documents through their links to training
-// documents) and computes the metrics.
+// documents) and computes the metrics. The hop features of in (if the model
+// reads them) are propagated anew over the same neighbour lists.
 func Run(m *model.Model, g *corpus.Graph, s *corpus.Split, in *model.Inputs, opt Options) *Result {
 	opt.defaults()
 	all := make([]int32, g.NumDocs())
 	for i := range all {
 		all[i] = int32(i)
 	}
-	emb := m.Embed(in, all, func(d int32) []int32 { return s.TrainNeighbors(int(d)) }, opt.MaxNbrs, opt.EmbedBatch)
+	in = m.WithFeatures(in, s.TrainNeighbors32)
+	emb := m.Embed(in, all, s.TrainNeighbors32, opt.MaxNbrs, opt.EmbedBatch)
 	res := &Result{Emb: emb}
 	res.Test = Score(m, g, s, emb, opt.K)
 	res.Topics = TopicQuality(m, g, s)

@@ -61,6 +61,21 @@ type Config struct {
 	// random), "none" leaves the [CLS] a plain learned token.
 	Features string `json:"features"`
 
+	// FeatureHops, when positive, adds graph-propagated features to the
+	// [CLS] start (package features): the document's tf-idf projected on a
+	// latent semantic basis of FeatureDim columns (0: the width), averaged
+	// over its neighbourhood hop by hop up to FeatureHops hops, the hops
+	// mixed by a learned (FeatureHops+1)·FeatureDim × n map. The basis is
+	// fitted on the training documents before training (FitFeatures) and
+	// saved with the weights.
+	FeatureHops int `json:"feature_hops,omitempty"`
+	FeatureDim  int `json:"feature_dim,omitempty"`
+	// FeatureSkip adds the hop features, through a learned map of their
+	// own, to the final tangent vector as well: log_o d = s·[CLS]·Proj +
+	// F·Skip, so the document's place starts where its propagated features
+	// put it and the encoder learns a correction.
+	FeatureSkip bool `json:"feature_skip,omitempty"`
+
 	Tree TreeConfig `json:"tree"`
 
 	// NoTree removes the tree embedding e_i from layers 2..L (the topic
@@ -181,6 +196,9 @@ func (c *Config) Validate() error {
 	check(c.Curvature > 0 && !math.IsInf(c.Curvature, 1), "curvature K=%g must be positive and finite", c.Curvature)
 	check(c.InitScale >= 0 && !math.IsInf(float64(c.InitScale), 1), "init scale %g must be finite and non-negative (0 means 1/√width)", c.InitScale)
 	check(c.Features == "tfidf" || c.Features == "none", "features %q: want tfidf or none", c.Features)
+	check(c.FeatureHops >= 0 && c.FeatureHops <= 8, "feature hops %d outside [0, 8]", c.FeatureHops)
+	check(c.FeatureDim >= 0, "feature dimension %d must be non-negative (0 means the width)", c.FeatureDim)
+	check(!c.FeatureSkip || c.FeatureHops > 0, "the feature skip needs hop features (feature hops > 0)")
 	check(c.Neighbors >= 1, "neighbours %d must be positive", c.Neighbors)
 	check(c.Hops >= 0 && c.Hops <= 2, "hops %d: want 1 or 2 (0 means 1)", c.Hops)
 	check(finiteNonNeg(c.LambdaTopic) && finiteNonNeg(c.LambdaSup), "loss weights λ_topic=%g, λ_sup=%g must be finite and non-negative", c.LambdaTopic, c.LambdaSup)
@@ -205,5 +223,13 @@ func (c *Config) Validate() error {
 // attention costs grow with its square, so a mistyped length must be an
 // error rather than an out-of-memory crash.
 const maxMaxLen = 1 << 16
+
+// HopDim is the width m of one hop's features (FeatureDim, or the width).
+func (c *Config) HopDim() int {
+	if c.FeatureDim > 0 {
+		return c.FeatureDim
+	}
+	return c.Width
+}
 
 func finiteNonNeg(x float64) bool { return x >= 0 && !math.IsInf(x, 1) }

@@ -22,6 +22,8 @@ type batchTokens struct {
 	bagPtr []int64
 	bagIdx []int32
 	bagW   []float32
+	// hop: the documents' hop features (B, (K+1)m), nil without them
+	hop *tensor.Tensor
 }
 
 func (m *Model) layoutTokens(in *Inputs, docs []int32) *batchTokens {
@@ -55,7 +57,29 @@ func (m *Model) layoutTokens(in *Inputs, docs []int32) *batchTokens {
 		bt.bagW = append(bt.bagW, in.TfIdf[lo:hi]...)
 		bt.bagPtr = append(bt.bagPtr, int64(len(bt.bagIdx)))
 	}
+	if in.Hop != nil {
+		bt.hop = hopRows(nil, in, docs)
+	}
 	return bt
+}
+
+// hopRows gathers the hop features of docs as a (len(docs), HopWidth)
+// tensor without gradient (from tp when given, else freshly allocated).
+func hopRows(tp *tensor.Tape, in *Inputs, docs []int32) *tensor.Tensor {
+	if in.Hop == nil {
+		panic("model: the model reads hop features and the inputs have none (Model.PropagateFeatures)")
+	}
+	w := in.HopWidth
+	var t *tensor.Tensor
+	if tp != nil {
+		t = tp.Alloc(false, len(docs), w)
+	} else {
+		t = tensor.New(len(docs), w)
+	}
+	for i, d := range docs {
+		copy(t.Data[i*w:(i+1)*w], in.Hop[int(d)*w:int(d+1)*w])
+	}
+	return t
 }
 
 // embed returns the input token grid X (B, 1+Tm, n): [CLS] + position 0 (+
@@ -66,6 +90,9 @@ func (m *Model) embed(tp *tensor.Tape, bt *batchTokens) *tensor.Tensor {
 	cls := tp.Add(m.Tok.Forward(tp, bt.clsIDs), m.Pos.Forward(tp, bt.zeros)) // (B,n)
 	if m.Feat != nil {
 		cls = tp.Add(cls, bagEmbed(tp, m.Feat, bt.bagPtr, bt.bagIdx, bt.bagW))
+	}
+	if m.HopIn != nil {
+		cls = tp.Add(cls, tp.MatMul(bt.hop, m.HopIn, false, false))
 	}
 	words := tp.Add(m.Tok.Forward(tp, bt.words), m.Pos.Forward(tp, bt.pos)) // (B*Tm,n)
 	x := tp.Concat(1, tp.Reshape(cls, bt.B, 1, n), tp.Reshape(words, bt.B, bt.Tm, n))

@@ -76,6 +76,11 @@ func gradCases() []gradCase {
 		{name: "hyperbolic/plain-cls/no-topic-loss", geometry: "hyperbolic", mut: func(c *Config) {
 			c.Features, c.Truncate, c.LambdaTopic = "none", "head", 0
 		}, zeroPrefix: []string{"tree.decoder"}, weakPrefix: []string{"graph1.att", "graph2.att"}},
+		// Graph-propagated hop features in the [CLS] start and the skip
+		// into the final tangent.
+		{name: "hyperbolic/hop-features/skip", geometry: "hyperbolic", cache: true, mut: func(c *Config) {
+			c.FeatureHops, c.FeatureDim, c.FeatureSkip = 2, 6, true
+		}},
 		// λ_sup = 0: the classifier exists but has no gradient.
 		{name: "hyperbolic/no-sup-loss", geometry: "hyperbolic", mut: func(c *Config) { c.LambdaSup = 0 }, zeroPrefix: []string{"sup."}},
 	}
@@ -113,6 +118,12 @@ func newGradFixture(t testing.TB, gc gradCase) *gradFixture {
 		}
 	}
 	in := inputsFor(g, cfg)
+	if cfg.FeatureHops > 0 {
+		if err := m.FitFeatures(in, allDocs(in.N), 3); err != nil {
+			t.Fatal(err)
+		}
+		m.PropagateFeatures(in, func(d int32) []int32 { return g.Neighbors(int(d)) })
+	}
 	// Links: 0-1, 2-3, 4-7, 1-4; centres 0,1,2,3,4,7; the isolated
 	// document 8 is not a centre but document 3's chord partner 6 gives
 	// neighbours outside the batch.

@@ -1,10 +1,12 @@
 package model
 
 import (
+	"fmt"
 	"math"
 	"sort"
 
 	"github.com/gtformer/gtformer/corpus"
+	"github.com/gtformer/gtformer/features"
 )
 
 // Inputs are the per-document arrays the network reads, derived once from a
@@ -27,6 +29,13 @@ type Inputs struct {
 	TfIdf    []float32
 
 	Len []int // total word count |d_i| (untruncated)
+
+	// Hop are the graph-propagated features (N, HopWidth), [Z₀ | … | Z_K]
+	// of package features, when the model reads them (Config.FeatureHops);
+	// nil otherwise. They depend on the neighbour lists they were
+	// propagated over: Model.PropagateFeatures sets them.
+	Hop      []float32
+	HopWidth int
 }
 
 // IDF returns smoothed inverse document frequencies over the given documents
@@ -116,3 +125,61 @@ func NewInputs(g *corpus.Graph, idf []float32, maxLen int, truncate string) *Inp
 
 // Tokens returns the truncated word ids of document i.
 func (in *Inputs) Tokens(i int) []int32 { return in.TokIdx[in.TokPtr[i]:in.TokPtr[i+1]] }
+
+// tfidfRows returns the L2-normalised tf-idf rows as a features.CSR
+// (aliasing in's arrays).
+func (in *Inputs) tfidfRows() features.CSR {
+	return features.CSR{Ptr: in.BowPtr, Idx: in.BowWord, Val: in.TfIdf}
+}
+
+// FitFeatures fits the latent semantic basis of the hop features on the
+// tf-idf rows of the training documents (no-op when the model reads no hop
+// features, or already has a basis).
+func (m *Model) FitFeatures(in *Inputs, train []int32, seed uint64) error {
+	if m.Cfg.FeatureHops == 0 || m.LSA != nil {
+		return nil
+	}
+	b, err := features.LSA(in.tfidfRows(), train, m.Cfg.Vocab, m.Cfg.HopDim(), seed)
+	if err != nil {
+		return fmt.Errorf("hop features: %w", err)
+	}
+	if b.Dim != m.Cfg.HopDim() {
+		return fmt.Errorf("hop features: the training documents span only %d dimensions, %d asked (lower --feature-dim)", b.Dim, m.Cfg.HopDim())
+	}
+	m.LSA = b
+	return nil
+}
+
+// PropagateFeatures sets in.Hop to the hop features of every document,
+// propagated over nbrs (the same neighbour lists the documents are embedded
+// through). No-op when the model reads no hop features.
+func (m *Model) PropagateFeatures(in *Inputs, nbrs func(d int32) []int32) {
+	if m.Cfg.FeatureHops == 0 {
+		return
+	}
+	if m.LSA == nil {
+		panic("model: PropagateFeatures before FitFeatures (no basis)")
+	}
+	in.Hop = features.Propagate(m.LSA.Project(in.tfidfRows()), m.LSA.Dim, m.Cfg.FeatureHops, nbrs)
+	in.HopWidth = (m.Cfg.FeatureHops + 1) * m.LSA.Dim
+}
+
+// WithFeatures returns a copy of in whose hop features are propagated over
+// nbrs (in itself is unchanged; the other arrays are shared). Without hop
+// features it returns in.
+func (m *Model) WithFeatures(in *Inputs, nbrs func(d int32) []int32) *Inputs {
+	if m.Cfg.FeatureHops == 0 {
+		return in
+	}
+	c := *in
+	m.PropagateFeatures(&c, nbrs)
+	return &c
+}
+
+// Inputs derives the inputs of every document of g for this model (its
+// idf, length and truncation) with hop features propagated over nbrs.
+func (m *Model) Inputs(g *corpus.Graph, nbrs func(d int32) []int32) *Inputs {
+	in := NewInputs(g, m.IDF, m.Cfg.MaxLen, m.Cfg.Truncate)
+	m.PropagateFeatures(in, nbrs)
+	return in
+}

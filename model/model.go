@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/gtformer/gtformer/features"
 	"github.com/gtformer/gtformer/lorentz"
 	"github.com/gtformer/gtformer/nn"
 	"github.com/gtformer/gtformer/tensor"
@@ -22,6 +23,9 @@ type Model struct {
 	Pos   *nn.Embedding  // (MaxLen+1, n)
 	EmbLN *nn.LayerNorm  // BERT's embedding LayerNorm
 	Feat  *tensor.Tensor // (V, n) tf-idf bag projection for the [CLS] start; nil if Features == "none"
+	// HopIn maps the hop features (Inputs.Hop, (K+1)m wide) into the [CLS]
+	// start, HopSkip into the final tangent (FeatureSkip); nil when unused.
+	HopIn, HopSkip *tensor.Tensor // ((K+1)m, n)
 
 	Layers []*nn.TransformerLayer // L layers; layer 0 plain, 1..L-1 nested
 	Graph  []*graphAttention      // L-1: graph attention feeding layers 1..L-1
@@ -43,6 +47,10 @@ type Model struct {
 	// kept with the weights so that new documents get the same tf-idf
 	// features and truncation (saved as the tensor "buffers.idf").
 	IDF []float32
+	// LSA is the hop features' latent semantic basis (V, m), fitted on the
+	// training documents (FitFeatures) and saved with the weights as
+	// "buffers.lsa"; nil without hop features.
+	LSA *features.Basis
 
 	dropSrc *rand.PCG  // reseeded per epoch (SeedDropout) so resumed runs match
 	rng     *rand.Rand // dropout masks, drawn from dropSrc
@@ -86,6 +94,16 @@ func New(cfg Config, seed uint64) (*Model, error) {
 			m.Feat.Data[i] = float32(rng.NormFloat64() * sd)
 		}
 	}
+	if cfg.FeatureHops > 0 {
+		// Both maps start as the mean over hops (block identity / (K+1)
+		// when m = n; a scaled random map otherwise), drawn from a stream
+		// of their own so the rest of the initialisation is as without.
+		hrng := rand.New(rand.NewPCG(seed, 0x686f7073))
+		m.HopIn = hopMap("embed.hops", cfg, hrng)
+		if cfg.FeatureSkip {
+			m.HopSkip = hopMap("scale.skip", cfg, hrng)
+		}
+	}
 	for l := 0; l < cfg.Layers; l++ {
 		layer := nn.NewTransformerLayer(fmt.Sprintf("layer%d", l), n, cfg.Heads, cfg.MLPHidden, rng)
 		layer.Dropout = cfg.Dropout
@@ -120,6 +138,9 @@ func (m *Model) Params() []*tensor.Tensor {
 	if m.Feat != nil {
 		ps = append(ps, m.Feat)
 	}
+	if m.HopIn != nil {
+		ps = append(ps, m.HopIn)
+	}
 	for _, l := range m.Layers {
 		ps = append(ps, l.Params()...)
 	}
@@ -127,6 +148,9 @@ func (m *Model) Params() []*tensor.Tensor {
 		ps = append(ps, g.params()...)
 	}
 	ps = append(ps, m.LogScale, m.Proj)
+	if m.HopSkip != nil {
+		ps = append(ps, m.HopSkip)
+	}
 	ps = append(ps, m.Topics.Params()...)
 	if m.SupHidden != nil {
 		ps = append(ps, m.SupHidden.Params()...)
@@ -213,6 +237,9 @@ func (m *Model) forward(tp *tensor.Tape, in *Inputs, centres []int32, nb Neighbo
 		h = m.Layers[l].Forward(tp, h, kv, extraMask(bt.mask, B, T, len(extras)))
 	}
 	dF := m.toTangent(tp, clsOf(tp, h), s)
+	if m.HopSkip != nil {
+		dF = tp.Add(dF, tp.MatMul(hopRows(tp, in, centres), m.HopSkip, false, false))
+	}
 	pts := m.M.ExpO(tp, dF)
 	return &Output{Tangent: dF, Points: pts, Theta: m.Topics.theta(tp, pts, z, zh), Z: z, CLS: cls}
 }
@@ -235,6 +262,26 @@ func (m *Model) ownStream(tp *tensor.Tape, in *Inputs, docs []int32) []*tensor.T
 		outs = append(outs, clsOf(tp, h))
 	}
 	return outs
+}
+
+// hopMap returns a ((K+1)m, n) parameter that starts as the mean over the
+// K+1 hops: block identities / (K+1) when m = n, else a random map with
+// the same output scale.
+func hopMap(name string, cfg Config, rng *rand.Rand) *tensor.Tensor {
+	m, n, h := cfg.HopDim(), cfg.Width, cfg.FeatureHops+1
+	p := tensor.Param(name, h*m, n)
+	for k := 0; k < h; k++ {
+		for i := 0; i < m; i++ {
+			if m == n {
+				p.Data[(k*m+i)*n+i] = 1 / float32(h)
+				continue
+			}
+			for j := 0; j < n; j++ {
+				p.Data[(k*m+i)*n+j] = float32(rng.NormFloat64() / (float64(h) * math.Sqrt(float64(m))))
+			}
+		}
+	}
+	return p
 }
 
 // uniqueDocs returns the distinct documents of docs (sorted) and, for each

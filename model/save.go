@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/gtformer/gtformer/features"
 	"github.com/gtformer/gtformer/internal/atomicfile"
 	"github.com/gtformer/gtformer/safetensors"
 	"github.com/gtformer/gtformer/tensor"
@@ -43,6 +44,9 @@ func (m *Model) Save(dir string, seed uint64) error {
 	ts := m.Params()
 	if m.IDF != nil {
 		ts = append(ts, &tensor.Tensor{Name: "buffers.idf", Shape: []int{len(m.IDF)}, Data: m.IDF})
+	}
+	if m.LSA != nil {
+		ts = append(ts, &tensor.Tensor{Name: "buffers.lsa", Shape: []int{m.LSA.V, m.LSA.Dim}, Data: m.LSA.R})
 	}
 	meta := map[string]string{"format": "gtformer-weights/1", "geometry": m.Cfg.Geometry}
 	if err := safetensors.WriteFile(filepath.Join(dir, WeightsFile), ts, meta); err != nil {
@@ -103,6 +107,17 @@ func (m *Model) LoadWeights(path string) error {
 	}
 	if t, ok := ts["buffers.idf"]; ok {
 		m.IDF = append([]float32(nil), t.Data...)
+	}
+	if m.Cfg.FeatureHops > 0 {
+		t, ok := ts["buffers.lsa"]
+		switch {
+		case !ok:
+			errs = append(errs, errors.New(`tensor "buffers.lsa" (the hop features' basis) missing`))
+		case len(t.Shape) != 2 || t.Shape[0] != m.Cfg.Vocab || t.Shape[1] != m.Cfg.HopDim():
+			errs = append(errs, fmt.Errorf(`tensor "buffers.lsa" has shape %v, want [%d %d]`, t.Shape, m.Cfg.Vocab, m.Cfg.HopDim()))
+		default:
+			m.LSA = &features.Basis{V: t.Shape[0], Dim: t.Shape[1], R: append([]float32(nil), t.Data...)}
+		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("load model: %s: %w", path, err)

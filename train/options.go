@@ -68,9 +68,12 @@ type Options struct {
 	TopicRefit int `json:"topic_refit,omitempty"`
 
 	ValidEvery int `json:"valid_every"` // epochs between validations (the last epoch always validates)
-	GrowEvery  int `json:"grow_every"`  // epochs between tree updates (tree mode "grow")
-	EmbedBatch int `json:"embed_batch"` // documents per inference batch
-	MaxNbrs    int `json:"max_nbrs"`    // neighbours a document aggregates at inference
+	// ValidateStart scores the start (after the topic start, before the
+	// first step) as epoch 0 of the history, for the record.
+	ValidateStart bool `json:"validate_start,omitempty"`
+	GrowEvery     int  `json:"grow_every"`  // epochs between tree updates (tree mode "grow")
+	EmbedBatch    int  `json:"embed_batch"` // documents per inference batch
+	MaxNbrs       int  `json:"max_nbrs"`    // neighbours a document aggregates at inference
 
 	// Checkpoint, when set, is a directory where the state is saved after
 	// every epoch (atomically) and from which Resume continues.

@@ -111,9 +111,17 @@ func New(m *model.Model, g *corpus.Graph, s *corpus.Split, opt Options) (*Traine
 	if m.IDF == nil {
 		m.IDF = model.IDF(g, s.Train)
 	}
+	in := model.NewInputs(g, m.IDF, m.Cfg.MaxLen, m.Cfg.Truncate)
+	// The hop features' basis reads the training documents' text (as the
+	// idf does); their propagation, like everything training sees, only
+	// the links among training documents outside validation.
+	if err := m.FitFeatures(in, s.Train, opt.Seed); err != nil {
+		return nil, err
+	}
+	m.PropagateFeatures(in, h.TrainNeighbors32)
 	t := &Trainer{
 		Opt: opt, Model: m, G: g, S: s, H: h,
-		In:      model.NewInputs(g, m.IDF, m.Cfg.MaxLen, m.Cfg.Truncate),
+		In:      in,
 		State:   State{LRScale: 1},
 		sampler: corpus.NewSampler(h, m.Cfg.Neighbors, opt.Seed),
 		log:     opt.Log,
@@ -143,7 +151,7 @@ func New(m *model.Model, g *corpus.Graph, s *corpus.Split, opt Options) (*Traine
 
 // trainNeighbors lists d's neighbours among the documents training sees
 // (the training documents outside validation).
-func (t *Trainer) trainNeighbors(d int32) []int32 { return t.H.TrainNeighbors(int(d)) }
+func (t *Trainer) trainNeighbors(d int32) []int32 { return t.H.TrainNeighbors32(d) }
 
 func (t *Trainer) stepsPerEpoch() int64 {
 	return int64((len(t.H.TrainLinks) + t.Opt.BatchLinks - 1) / t.Opt.BatchLinks)
@@ -162,6 +170,15 @@ func (t *Trainer) Run() error {
 	if t.State.Epoch == 0 && t.State.Step == 0 {
 		if err := t.initTopics(); err != nil {
 			return err
+		}
+		if t.Opt.ValidateStart {
+			// Epoch 0: the start, scored for the record (the learning curve
+			// shows what training adds); never a kept state.
+			rec := &EpochLog{}
+			t.scoreValidation(rec)
+			rec.Topics = t.Model.Topics.Tables().T
+			t.History = append(t.History, *rec)
+			t.logEpoch(rec)
 		}
 	}
 	for ran := 0; t.State.Epoch < t.Opt.Epochs; {

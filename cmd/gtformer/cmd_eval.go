@@ -54,8 +54,7 @@ and writes metrics.json.`)
 		return err
 	}
 	s := d.makeSplit(g)
-	in := model.NewInputs(g, m.IDF, m.Cfg.MaxLen, m.Cfg.Truncate)
-	res := evaluate.Run(m, g, s, in, evaluate.Options{K: *k})
+	res := evaluate.Run(m, g, s, m.Inputs(g, s.TrainNeighbors32), evaluate.Options{K: *k})
 	met := outputs.Metrics{Dataset: datasetName(g.Name, d.path), Seed: seed, Supervised: m.Cfg.Supervised, BLAS: tensor.BLASName(), Test: res.Test, Topics: res.Topics}
 	if *out == "" {
 		*out = *dir

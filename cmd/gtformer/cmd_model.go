@@ -119,8 +119,8 @@ documents it links to. Rows follow the documents' order.`)
 			fmt.Fprintf(stderr, "%s: %d words outside the model's vocabulary were dropped\n", *newDocs, nd.Unknown)
 		}
 	}
-	in := model.NewInputs(g, m.IDF, m.Cfg.MaxLen, m.Cfg.Truncate)
-	emb := m.Embed(in, docs, func(i int32) []int32 { return g.Neighbors(int(i)) }, *maxNbrs, *batch)
+	nbrs := func(i int32) []int32 { return g.Neighbors(int(i)) }
+	emb := m.Embed(m.Inputs(g, nbrs), docs, nbrs, *maxNbrs, *batch)
 	if err := npy.Write(*out, []int{len(docs), emb.Width + 1}, emb.Points); err != nil {
 		return err
 	}

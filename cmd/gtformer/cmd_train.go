@@ -50,6 +50,7 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&o.SimilarityTrack, "similarity-track", o.SimilarityTrack, "with --topic-init fit: rate at which σ's r and t follow the documents' spread after every step (0: fixed at the initial calibration)")
 	fs.StringVar(&o.Nesting, "nesting", o.Nesting, "neighbour encoding: full (neighbours encoded in the same pass) or cache (historical [CLS], refreshed every epoch)")
 	fs.IntVar(&o.ValidEvery, "valid-every", o.ValidEvery, "epochs between validations")
+	fs.BoolVar(&o.ValidateStart, "validate-start", o.ValidateStart, "also score the start (before the first step) on validation, as epoch 0 of the learning curve")
 	fs.IntVar(&o.GrowEvery, "grow-every", o.GrowEvery, "epochs between tree growth/pruning steps")
 	fs.IntVar(&c.Width, "width", c.Width, "model width n (hyperbolic dimension)")
 	fs.IntVar(&c.Layers, "layers", c.Layers, "transformer layers L (layer 1 plain, 2..L nested)")
@@ -74,6 +75,9 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 		return nil
 	})
 	fs.StringVar(&c.Features, "features", c.Features, "[CLS] start: tfidf (projection of the document's tf-idf vector) or none")
+	fs.IntVar(&c.FeatureHops, "feature-hops", c.FeatureHops, "graph-propagated [CLS] features: the document's latent-semantic tf-idf averaged over 0..K hops of its links (0: none)")
+	fs.IntVar(&c.FeatureDim, "feature-dim", c.FeatureDim, "dimensions of the latent semantic basis of --feature-hops (0: the width)")
+	fs.BoolVar(&c.FeatureSkip, "feature-skip", c.FeatureSkip, "add the propagated features to the final embedding too (the encoder learns a correction)")
 	fs.StringVar(&c.Tree.Mode, "tree", c.Tree.Mode, "topic tree: grow (grow and prune), fixed, or flat")
 	fs.IntVar(&c.Tree.InitDepth, "tree-depth", c.Tree.InitDepth, "levels of the initial tree")
 	fs.IntVar(&c.Tree.Branching, "tree-branching", c.Tree.Branching, "children per topic in the initial tree")

@@ -1,0 +1,244 @@
+// Package features computes the graph-propagated document features that
+// give the model's [CLS] token its strong start: a document's tf-idf vector
+// projected onto a latent semantic basis, then averaged over its
+// neighbourhood hop by hop, as SGC (Wu et al., 2019) and SIGN (Frasca et
+// al., 2020) precompute Â^k X before any training.
+//
+// Data flow, for N documents with L2-normalised tf-idf rows X (N,V) in CSR
+// form, a basis R (V,m) and neighbour lists:
+//
+//	Z₀ = rownorm(X·R)                                   (N,m)  Project
+//	Z_k = rownorm(Â·Z_{k−1}),  k = 1..K                (N,m)  Propagate
+//	F = [Z₀ | Z₁ | … | Z_K]                            (N,(K+1)m)
+//
+// with Â the mean over a document and its neighbours (self included, as the
+// training-free tf-idf + graph baseline smooths). The basis R holds the top
+// m right singular vectors of the training documents' tf-idf rows (latent
+// semantic analysis, by the randomized SVD of Halko, Martinsson and Tropp,
+// 2011), so Z₀ is a denoised m-dimensional tf-idf. Propagating in the
+// projected space rather than over vocabulary columns keeps every hop at m
+// dense numbers per document: the vocabulary-space hops of a large graph
+// fill in (two hops over ML already touch a fifth of the vocabulary per
+// document).
+//
+// On the validation split of ML, PL and COVID (fit documents as the kNN
+// reference, validation documents through their links to them), the mean
+// of Z₀..Z₃ with m = 128 scores kNN Micro-F1 85.0 / 76.3 / 78.3 and link AUC
+// 95.1 / 95.3 / 96.8, against 82.5 / 72.9 / 77.5 and 93.5 / 94.2 / 90.2 for
+// the two-hop tf-idf average (docs/results.md).
+package features
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// CSR is a sparse matrix of rows: row i is Idx[Ptr[i]:Ptr[i+1]] with values
+// Val (for tf-idf rows: word ids and weights).
+type CSR struct {
+	Ptr []int64
+	Idx []int32
+	Val []float32
+}
+
+// Rows is the number of rows.
+func (c CSR) Rows() int { return len(c.Ptr) - 1 }
+
+// Basis is a (V, Dim) projection of vocabulary space, row-major.
+type Basis struct {
+	V, Dim int
+	R      []float32
+}
+
+// maxBasisDocs caps the documents the SVD reads: a basis needs thousands of
+// documents, not hundreds of thousands, and the cost grows with each.
+const maxBasisDocs = 20000
+
+// oversample and powerIters are the randomized SVD's extra columns and
+// power iterations (Halko et al.'s defaults p = 10, q = 2 are ample for the
+// slowly decaying spectra of tf-idf).
+const (
+	oversample = 10
+	powerIters = 2
+)
+
+// LSA returns the top dim right singular vectors of the rows docs of x, with
+// V columns: the latent semantic basis. At most maxBasisDocs documents,
+// evenly spaced over docs, are read. The result depends only on the inputs
+// and seed. dim is capped at min(V, documents).
+func LSA(x CSR, docs []int32, V, dim int, seed uint64) (*Basis, error) {
+	if len(docs) > maxBasisDocs {
+		sample := make([]int32, maxBasisDocs)
+		for i := range sample {
+			sample[i] = docs[i*len(docs)/maxBasisDocs]
+		}
+		docs = sample
+	}
+	n := len(docs)
+	if n == 0 || V == 0 {
+		return nil, fmt.Errorf("features: LSA of %d documents over %d words", n, V)
+	}
+	dim = min(dim, V, n)
+	l := min(dim+oversample, V, n)
+	// Ω (V,l) Gaussian; Y = X Ω (n,l).
+	rng := rand.New(rand.NewPCG(seed, 0x6c7361))
+	omega := mat.NewDense(V, l, nil)
+	for i := 0; i < V; i++ {
+		for j := 0; j < l; j++ {
+			omega.Set(i, j, rng.NormFloat64())
+		}
+	}
+	q := orthonormal(mulRows(x, docs, omega))
+	for range powerIters {
+		// Y = X (Xᵀ Q), orthonormalised between products for stability.
+		q = orthonormal(mulRows(x, docs, orthonormal(mulRowsT(x, docs, q, V))))
+	}
+	// B = Qᵀ X (l,V); its right singular vectors are X's.
+	b := mulRowsT(x, docs, q, V) // (V,l) = Xᵀ Q = Bᵀ
+	var svd mat.SVD
+	if !svd.Factorize(b, mat.SVDThin) {
+		return nil, fmt.Errorf("features: the SVD of the %d×%d sketch did not converge", V, l)
+	}
+	var u mat.Dense // (V,l): left singular vectors of Bᵀ = right of B
+	svd.UTo(&u)
+	basis := &Basis{V: V, Dim: dim, R: make([]float32, V*dim)}
+	for w := 0; w < V; w++ {
+		for j := 0; j < dim; j++ {
+			basis.R[w*dim+j] = float32(u.At(w, j))
+		}
+	}
+	basis.fixSigns()
+	return basis, nil
+}
+
+// fixSigns makes each column's largest-magnitude entry positive, so the
+// basis does not depend on the SVD routine's arbitrary signs.
+func (b *Basis) fixSigns() {
+	for j := 0; j < b.Dim; j++ {
+		best := float32(0)
+		for w := 0; w < b.V; w++ {
+			if v := b.R[w*b.Dim+j]; math.Abs(float64(v)) > math.Abs(float64(best)) {
+				best = v
+			}
+		}
+		if best < 0 {
+			for w := 0; w < b.V; w++ {
+				b.R[w*b.Dim+j] = -b.R[w*b.Dim+j]
+			}
+		}
+	}
+}
+
+// mulRows returns X[docs] · m, (len(docs), m.cols).
+func mulRows(x CSR, docs []int32, m *mat.Dense) *mat.Dense {
+	_, c := m.Dims()
+	out := mat.NewDense(len(docs), c, nil)
+	for i, d := range docs {
+		row := out.RawRowView(i)
+		for k := x.Ptr[d]; k < x.Ptr[d+1]; k++ {
+			v := float64(x.Val[k])
+			src := m.RawRowView(int(x.Idx[k]))
+			for j := range row {
+				row[j] += v * src[j]
+			}
+		}
+	}
+	return out
+}
+
+// mulRowsT returns X[docs]ᵀ · q, (V, q.cols).
+func mulRowsT(x CSR, docs []int32, q *mat.Dense, V int) *mat.Dense {
+	_, c := q.Dims()
+	out := mat.NewDense(V, c, nil)
+	for i, d := range docs {
+		src := q.RawRowView(i)
+		for k := x.Ptr[d]; k < x.Ptr[d+1]; k++ {
+			v := float64(x.Val[k])
+			row := out.RawRowView(int(x.Idx[k]))
+			for j := range row {
+				row[j] += v * src[j]
+			}
+		}
+	}
+	return out
+}
+
+// orthonormal returns an orthonormal basis of a's columns (thin QR's Q).
+func orthonormal(a *mat.Dense) *mat.Dense {
+	r, c := a.Dims()
+	var qr mat.QR
+	qr.Factorize(a)
+	var q mat.Dense
+	qr.QTo(&q)
+	return mat.DenseCopyOf(q.Slice(0, r, 0, min(c, r)))
+}
+
+// Project returns rownorm(X·R) for every row of x: (rows, Dim). A row
+// without words stays zero.
+func (b *Basis) Project(x CSR) []float32 {
+	n, m := x.Rows(), b.Dim
+	out := make([]float32, n*m)
+	acc := make([]float64, m)
+	for i := 0; i < n; i++ {
+		clear(acc)
+		for k := x.Ptr[i]; k < x.Ptr[i+1]; k++ {
+			w := int(x.Idx[k])
+			if w >= b.V {
+				continue // a word the basis has not seen (cannot happen within one vocabulary)
+			}
+			v := float64(x.Val[k])
+			for j, r := range b.R[w*m : (w+1)*m] {
+				acc[j] += v * float64(r)
+			}
+		}
+		normInto(out[i*m:(i+1)*m], acc)
+	}
+	return out
+}
+
+// Propagate returns the hop features [Z₀ | Z₁ | … | Z_hops] (N,(hops+1)·m)
+// of z₀ (N,m): Z_k = rownorm(mean of Z_{k−1} over the document and
+// nbrs(d)). A document without neighbours keeps its own row.
+func Propagate(z0 []float32, m, hops int, nbrs func(d int32) []int32) []float32 {
+	n := len(z0) / m
+	w := (hops + 1) * m
+	out := make([]float32, n*w)
+	for i := 0; i < n; i++ {
+		copy(out[i*w:i*w+m], z0[i*m:(i+1)*m])
+	}
+	acc := make([]float64, m)
+	for k := 1; k <= hops; k++ {
+		prev, cur := (k-1)*m, k*m
+		for i := 0; i < n; i++ {
+			for j, v := range out[i*w+prev : i*w+prev+m] {
+				acc[j] = float64(v)
+			}
+			for _, d := range nbrs(int32(i)) {
+				for j, v := range out[int(d)*w+prev : int(d)*w+prev+m] {
+					acc[j] += float64(v)
+				}
+			}
+			normInto(out[i*w+cur:i*w+cur+m], acc) // the mean's norm: the 1/(1+deg) cancels
+		}
+	}
+	return out
+}
+
+// normInto writes acc / ‖acc‖ into dst (zeros for a zero vector).
+func normInto(dst []float32, acc []float64) {
+	var ss float64
+	for _, v := range acc {
+		ss += v * v
+	}
+	if ss == 0 {
+		clear(dst)
+		return
+	}
+	inv := 1 / math.Sqrt(ss)
+	for j, v := range acc {
+		dst[j] = float32(v * inv)
+	}
+}

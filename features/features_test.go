@@ -1,0 +1,171 @@
+package features
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// lowRank returns a sparse-ish n×v matrix of rank ≈ r plus small noise, as
+// CSR and dense, with a clear gap after the r-th singular value.
+func lowRank(n, v, r int, seed uint64) (CSR, *mat.Dense) {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	a := mat.NewDense(n, v, nil)
+	for k := 0; k < r; k++ {
+		u := make([]float64, n)
+		w := make([]float64, v)
+		for i := range u {
+			u[i] = rng.NormFloat64()
+		}
+		for j := range w {
+			if rng.IntN(3) == 0 {
+				w[j] = rng.NormFloat64()
+			}
+		}
+		s := float64(10 * (r - k))
+		for i := 0; i < n; i++ {
+			for j := 0; j < v; j++ {
+				a.Set(i, j, a.At(i, j)+s*u[i]*w[j])
+			}
+		}
+	}
+	x := CSR{Ptr: []int64{0}}
+	for i := 0; i < n; i++ {
+		for j := 0; j < v; j++ {
+			val := a.At(i, j) + 0.01*rng.NormFloat64()
+			a.Set(i, j, val)
+			x.Idx = append(x.Idx, int32(j))
+			x.Val = append(x.Val, float32(val))
+		}
+		x.Ptr = append(x.Ptr, int64(len(x.Idx)))
+	}
+	return x, a
+}
+
+// TestLSAMatchesSVD: the randomized basis spans the exact SVD's top right
+// singular vectors (every exact vector lies in the basis's span to 1e-3).
+func TestLSAMatchesSVD(t *testing.T) {
+	for _, tc := range []struct{ n, v, r, dim int }{
+		{60, 40, 5, 5}, {200, 30, 8, 8}, {50, 120, 4, 4}, {40, 25, 3, 6},
+	} {
+		x, a := lowRank(tc.n, tc.v, tc.r, uint64(tc.n))
+		docs := make([]int32, tc.n)
+		for i := range docs {
+			docs[i] = int32(i)
+		}
+		b, err := LSA(x, docs, tc.v, tc.dim, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var svd mat.SVD
+		if !svd.Factorize(a, mat.SVDThin) {
+			t.Fatal("reference SVD failed")
+		}
+		var vt mat.Dense
+		svd.VTo(&vt)
+		for k := 0; k < tc.r; k++ {
+			// ‖Rᵀ v_k‖ = 1 when v_k is in the span of R's orthonormal columns.
+			var ss float64
+			for j := 0; j < b.Dim; j++ {
+				var dot float64
+				for w := 0; w < tc.v; w++ {
+					dot += float64(b.R[w*b.Dim+j]) * vt.At(w, k)
+				}
+				ss += dot * dot
+			}
+			if math.Abs(math.Sqrt(ss)-1) > 1e-3 {
+				t.Errorf("n=%d v=%d: exact singular vector %d has norm %.5f in the basis's span, want 1", tc.n, tc.v, k, math.Sqrt(ss))
+			}
+		}
+		// Columns orthonormal.
+		for i := 0; i < b.Dim; i++ {
+			for j := i; j < b.Dim; j++ {
+				var dot float64
+				for w := 0; w < tc.v; w++ {
+					dot += float64(b.R[w*b.Dim+i]) * float64(b.R[w*b.Dim+j])
+				}
+				want := 0.0
+				if i == j {
+					want = 1
+				}
+				if math.Abs(dot-want) > 1e-5 {
+					t.Fatalf("columns %d,%d: dot %.6f, want %g", i, j, dot, want)
+				}
+			}
+		}
+		again, _ := LSA(x, docs, tc.v, tc.dim, 7)
+		for i := range b.R {
+			if b.R[i] != again.R[i] {
+				t.Fatal("same inputs and seed, different basis")
+			}
+		}
+	}
+}
+
+// TestPropagate checks hops on a path 0–1–2 plus an isolated 3 against the
+// closed form.
+func TestPropagate(t *testing.T) {
+	z0 := []float32{
+		1, 0,
+		0, 1,
+		1, 1,
+		3, 4,
+	}
+	nb := map[int32][]int32{0: {1}, 1: {0, 2}, 2: {1}}
+	f := Propagate(z0, 2, 2, func(d int32) []int32 { return nb[d] })
+	s2 := float32(1 / math.Sqrt2)
+	// Hop 1: 0: (1,1)/√2; 1: (2,2)/√8 = (1,1)/√2; 2: (1,2)/√5; 3: itself.
+	// Hop 2: 0: mean of hop-1 rows 0,1 ∝ (1,1); 1: rows 0,1,2 ∝ (√2+1/√5, √2+2/√5); 3: itself.
+	h1 := []float32{s2, s2, s2, s2, float32(1 / math.Sqrt(5)), float32(2 / math.Sqrt(5)), 3, 4}
+	a, b := math.Sqrt2+1/math.Sqrt(5), math.Sqrt2+2/math.Sqrt(5)
+	nrm := math.Hypot(a, b)
+	for i := 0; i < 4; i++ {
+		row := f[i*6 : (i+1)*6]
+		if row[0] != z0[i*2] || row[1] != z0[i*2+1] {
+			t.Errorf("row %d hop 0 = %v, want %v", i, row[:2], z0[i*2:i*2+2])
+		}
+		want := h1[i*2 : i*2+2]
+		if i == 3 {
+			want = []float32{0.6, 0.8}
+		}
+		for j := 0; j < 2; j++ {
+			if math.Abs(float64(row[2+j]-want[j])) > 1e-6 {
+				t.Errorf("row %d hop 1 = %v, want %v", i, row[2:4], want)
+			}
+		}
+	}
+	if got := f[1*6+4 : 1*6+6]; math.Abs(float64(got[0])-a/nrm) > 1e-6 || math.Abs(float64(got[1])-b/nrm) > 1e-6 {
+		t.Errorf("row 1 hop 2 = %v, want (%.6f, %.6f)", got, a/nrm, b/nrm)
+	}
+	if got := f[3*6+4 : 3*6+6]; got[0] != 0.6 || got[1] != 0.8 {
+		t.Errorf("isolated row hop 2 = %v, want its own normalised row", got)
+	}
+}
+
+func TestProjectNormalises(t *testing.T) {
+	x, _ := lowRank(30, 20, 3, 2)
+	docs := make([]int32, 30)
+	for i := range docs {
+		docs[i] = int32(i)
+	}
+	b, err := LSA(x, docs, 20, 4, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := b.Project(CSR{Ptr: append(x.Ptr, x.Ptr[len(x.Ptr)-1]), Idx: x.Idx, Val: x.Val}) // plus one empty row
+	for i := 0; i < 31; i++ {
+		var ss float64
+		for _, v := range p[i*4 : (i+1)*4] {
+			ss += float64(v) * float64(v)
+		}
+		want := 1.0
+		if i == 30 {
+			want = 0
+		}
+		if math.Abs(ss-want) > 1e-5 {
+			t.Errorf("row %d has squared norm %.6f, want %g", i, ss, want)
+		}
+	}
+}
