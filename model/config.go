@@ -99,6 +99,10 @@ type Config struct {
 	Hops int `json:"hops,omitempty"`
 
 	LambdaTopic float64 `json:"lambda_topic"`
+	// LambdaLevel weighs a prior on the levels: KL(uniform ‖ q̄) with q̄
+	// the batch's mean mass per level of the tree (Σ of θ over a level's
+	// topics), as hLDA's GEM prior keeps every level in use. 0: none.
+	LambdaLevel float64 `json:"lambda_level,omitempty"`
 	LambdaSup   float64 `json:"lambda_sup"` // used when Supervised
 	Supervised  bool    `json:"supervised"`
 	SupHidden   int     `json:"sup_hidden"` // hidden width of the classifier MLP
@@ -121,6 +125,9 @@ type TreeConfig struct {
 	SPrune      float64 `json:"s_prune"`
 	GrowLeaves  bool    `json:"grow_leaves"` // let leaves grow children (not in the paper)
 	Tau         float64 `json:"tau"`         // depth temperature base: τ_t = τ^(1/(level+1))
+	// Background adds the training documents' log word frequencies to
+	// every topic's decoder logits (Topics.Background).
+	Background bool `json:"background,omitempty"`
 	// FDRadius is r in the similarity σ = 1/(1 + exp((d² − r)/t)) of
 	// documents to topics and levels: the Fermi-Dirac decoder of HGCN
 	// (Chami et al., 2019). r = 0 (the model's default) is the paper's
@@ -201,7 +208,7 @@ func (c *Config) Validate() error {
 	check(!c.FeatureSkip || c.FeatureHops > 0, "the feature skip needs hop features (feature hops > 0)")
 	check(c.Neighbors >= 1, "neighbours %d must be positive", c.Neighbors)
 	check(c.Hops >= 0 && c.Hops <= 2, "hops %d: want 1 or 2 (0 means 1)", c.Hops)
-	check(finiteNonNeg(c.LambdaTopic) && finiteNonNeg(c.LambdaSup), "loss weights λ_topic=%g, λ_sup=%g must be finite and non-negative", c.LambdaTopic, c.LambdaSup)
+	check(finiteNonNeg(c.LambdaTopic) && finiteNonNeg(c.LambdaSup) && finiteNonNeg(c.LambdaLevel), "loss weights λ_topic=%g, λ_sup=%g, λ_level=%g must be finite and non-negative", c.LambdaTopic, c.LambdaSup, c.LambdaLevel)
 	t := c.Tree
 	check(t.Mode == "grow" || t.Mode == "fixed" || t.Mode == "flat", "tree mode %q: want grow, fixed or flat", t.Mode)
 	check(t.InitDepth >= 1 && t.Branching >= 1, "initial tree %d levels × %d children must be positive", t.InitDepth, t.Branching)

@@ -78,6 +78,10 @@ func gradCases() []gradCase {
 		}, zeroPrefix: []string{"tree.decoder"}, weakPrefix: []string{"graph1.att", "graph2.att"}},
 		// Graph-propagated hop features in the [CLS] start and the skip
 		// into the final tangent.
+		// The decoder's background word frequencies.
+		{name: "hyperbolic/background", geometry: "hyperbolic", mut: func(c *Config) { c.Tree.Background = true }},
+		// The level prior.
+		{name: "hyperbolic/level-prior", geometry: "hyperbolic", mut: func(c *Config) { c.LambdaLevel = 0.5 }},
 		{name: "hyperbolic/hop-features/skip", geometry: "hyperbolic", cache: true, mut: func(c *Config) {
 			c.FeatureHops, c.FeatureDim, c.FeatureSkip = 2, 6, true
 		}},
@@ -118,6 +122,9 @@ func newGradFixture(t testing.TB, gc gradCase) *gradFixture {
 		}
 	}
 	in := inputsFor(g, cfg)
+	if cfg.Tree.Background {
+		m.Topics.Background = LogUnigram(g, allDocs(in.N))
+	}
 	if cfg.FeatureHops > 0 {
 		if err := m.FitFeatures(in, allDocs(in.N), 3); err != nil {
 			t.Fatal(err)

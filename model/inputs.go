@@ -183,3 +183,22 @@ func (m *Model) Inputs(g *corpus.Graph, nbrs func(d int32) []int32) *Inputs {
 	m.PropagateFeatures(in, nbrs)
 	return in
 }
+
+// LogUnigram returns the log of the smoothed word frequencies over docs,
+// log((c_w + ½)/(Σc + ½V)): the decoder's background (Topics.Background).
+func LogUnigram(g *corpus.Graph, docs []int32) []float32 {
+	counts := make([]float64, len(g.Vocab))
+	var total float64
+	for _, d := range docs {
+		for _, w := range g.Doc(int(d)) {
+			counts[w]++
+			total++
+		}
+	}
+	out := make([]float32, len(counts))
+	den := total + 0.5*float64(len(counts))
+	for w, c := range counts {
+		out[w] = float32(math.Log((c + 0.5) / den))
+	}
+	return out
+}

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/gtformer/gtformer/tensor"
 )
@@ -28,12 +29,12 @@ type Batch struct {
 
 // Parts are the loss terms of a step, for logging and the NaN guard.
 type Parts struct {
-	Graph, Topic, Sup, Total float64
+	Graph, Topic, Level, Sup, Total float64
 }
 
 // Names returns the parts' names and values in a fixed order.
 func (p Parts) Names() ([]string, []float64) {
-	return []string{"graph", "topic", "sup", "total"}, []float64{p.Graph, p.Topic, p.Sup, p.Total}
+	return []string{"graph", "topic", "level", "sup", "total"}, []float64{p.Graph, p.Topic, p.Level, p.Sup, p.Total}
 }
 
 // Loss runs the forward pass and returns L = L_graph + λ_topic·L_topic
@@ -61,6 +62,11 @@ func (m *Model) Loss(tp *tensor.Tape, in *Inputs, b *Batch, cache *Cache) (*tens
 		lt := bowNLL(tp, p, ptr, word, count)
 		parts.Topic = float64(lt.Data[0])
 		total = tp.Add(total, tp.Scale(lt, float32(m.Cfg.LambdaTopic)))
+	}
+	if m.Cfg.LambdaLevel > 0 {
+		ll := m.levelPrior(tp, out.Theta)
+		parts.Level = float64(ll.Data[0])
+		total = tp.Add(total, tp.Scale(ll, float32(m.Cfg.LambdaLevel)))
 	}
 	if m.Cfg.Supervised && m.Cfg.LambdaSup > 0 {
 		if len(b.Labels) != B {
@@ -104,4 +110,30 @@ func subsetBoW(in *Inputs, docs []int32) (ptr []int64, word []int32, count []flo
 		ptr = append(ptr, int64(len(word)))
 	}
 	return ptr, word, count
+}
+
+// levelPrior returns KL(u ‖ q̄) for θ (B,T): q̄_h is the batch's mean mass
+// at level h (Σ of θ over the level's topics) and u uniform over the tree's
+// D levels:
+//
+//	KL = Σ_h (1/D) log((1/D) / q̄_h) = −log D − (1/D) Σ_h log q̄_h
+//
+// It is zero when the levels share the mass equally and grows without
+// bound as any level empties, so no level can be starved however the
+// stick-breaking sits; per document, θ still chooses freely.
+func (m *Model) levelPrior(tp *tensor.Tape, theta *tensor.Tensor) *tensor.Tensor {
+	tab := m.Topics.Tables()
+	D := tab.Depth
+	ind := tp.Alloc(false, tab.T, D) // (T,D): topic t's level
+	for t, l := range tab.Level {
+		ind.Data[t*D+int(l)] = 1
+	}
+	q := tp.MeanAxis(tp.MatMul(theta, ind, false, false), 0) // (D)
+	logq := tp.Log(tp.AddScalar(q, 1e-12))
+	u := tp.Alloc(false, D, 1)
+	for h := range u.Data {
+		u.Data[h] = -1 / float32(D)
+	}
+	kl := tp.MatMul(tp.Reshape(logq, 1, D), u, false, false) // −(1/D) Σ log q̄
+	return tp.AddScalar(tp.Reshape(kl, 1), -float32(math.Log(float64(D))))
 }

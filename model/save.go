@@ -48,6 +48,9 @@ func (m *Model) Save(dir string, seed uint64) error {
 	if m.LSA != nil {
 		ts = append(ts, &tensor.Tensor{Name: "buffers.lsa", Shape: []int{m.LSA.V, m.LSA.Dim}, Data: m.LSA.R})
 	}
+	if bg := m.Topics.Background; bg != nil {
+		ts = append(ts, &tensor.Tensor{Name: "buffers.background", Shape: []int{len(bg)}, Data: bg})
+	}
 	meta := map[string]string{"format": "gtformer-weights/1", "geometry": m.Cfg.Geometry}
 	if err := safetensors.WriteFile(filepath.Join(dir, WeightsFile), ts, meta); err != nil {
 		return fmt.Errorf("save model: %w", err)
@@ -107,6 +110,17 @@ func (m *Model) LoadWeights(path string) error {
 	}
 	if t, ok := ts["buffers.idf"]; ok {
 		m.IDF = append([]float32(nil), t.Data...)
+	}
+	if m.Cfg.Tree.Background {
+		t, ok := ts["buffers.background"]
+		switch {
+		case !ok:
+			errs = append(errs, errors.New(`tensor "buffers.background" (the decoder's background) missing`))
+		case len(t.Data) != m.Cfg.Vocab:
+			errs = append(errs, fmt.Errorf(`tensor "buffers.background" has %d values, want %d`, len(t.Data), m.Cfg.Vocab))
+		default:
+			m.Topics.Background = append([]float32(nil), t.Data...)
+		}
 	}
 	if m.Cfg.FeatureHops > 0 {
 		t, ok := ts["buffers.lsa"]

@@ -34,11 +34,20 @@ type Topics struct {
 	// doubly-recurrent network (Alvarez-Melis & Jaakkola, 2017); the tree's
 	// growth and pruning add and drop its rows, and the optimiser's state
 	// follows them.
-	Input  *tensor.Tensor // (T,n)
-	Tau    float64
-	Radius float64 // r of the Fermi-Dirac similarity (TreeConfig.FDRadius)
-	Temp   float64 // t of the Fermi-Dirac similarity (TreeConfig.FDTemp; 0 means 1)
-	Levels int     // H: columns of σ_level (the maximum depth)
+	Input *tensor.Tensor // (T,n)
+	// Background, when set, is the log of the training documents' word
+	// frequencies (V): β_t = softmax(bg + U·log_o z_t / τ_t). A topic is
+	// then a deviation from the corpus's own word distribution (SAGE,
+	// Eisenstein et al., 2011), and the depth temperature makes the root
+	// (τ = 10) the corpus distribution itself, general words first, and
+	// the leaves the sharpest deviations. Without it a flat topic is the
+	// uniform distribution over the vocabulary, which explains no
+	// document's words well, so the root is worth no mass.
+	Background []float32
+	Tau        float64
+	Radius     float64 // r of the Fermi-Dirac similarity (TreeConfig.FDRadius)
+	Temp       float64 // t of the Fermi-Dirac similarity (TreeConfig.FDTemp; 0 means 1)
+	Levels     int     // H: columns of σ_level (the maximum depth)
 }
 
 // drnnGain scales the recurrences' initial weights (see newTopics).
@@ -261,5 +270,11 @@ func (t *Topics) beta(tp *tensor.Tape, z *tensor.Tensor) *tensor.Tensor {
 	for r := range inv.Data {
 		inv.Data[r] = float32(math.Pow(t.Tau, -1/float64(t.tab.Level[r]+1)))
 	}
-	return tp.Softmax(tp.MulCol(logits, inv), nil)
+	logits = tp.MulCol(logits, inv)
+	if t.Background != nil {
+		bg := tp.Alloc(false, len(t.Background))
+		copy(bg.Data, t.Background)
+		logits = tp.AddRow(logits, bg)
+	}
+	return tp.Softmax(logits, nil)
 }

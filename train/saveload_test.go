@@ -47,6 +47,9 @@ func TestSaveLoadEmbedsTheSame(t *testing.T) {
 		{"hyperbolic supervised", func(c *model.Config) { c.Supervised = true }},
 		{"euclidean", func(c *model.Config) { c.Geometry = "euclidean" }},
 		{"curvature 2, no tf-idf start", func(c *model.Config) { c.Curvature = 2; c.Features = "none" }},
+		{"hop features, skip, background, level prior", func(c *model.Config) {
+			c.FeatureHops, c.FeatureDim, c.FeatureSkip, c.Tree.Background, c.LambdaLevel = 2, 8, true, true, 1
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := tinyConfig(g)
@@ -83,16 +86,22 @@ func TestSaveLoadEmbedsTheSame(t *testing.T) {
 			if sliceDiff("idf", m.IDF, back.IDF) != "" {
 				t.Fatal("loaded idf differs")
 			}
+			if sliceDiff("background", m.Topics.Background, back.Topics.Background) != "" {
+				t.Fatal("loaded decoder background differs")
+			}
+			if (m.LSA == nil) != (cfg.FeatureHops == 0) || (m.LSA != nil && sliceDiff("lsa", m.LSA.R, back.LSA.R) != "") {
+				t.Fatal("the hop features' basis is missing or differs after loading")
+			}
 
 			docs := make([]int32, g.NumDocs())
 			for i := range docs {
 				docs[i] = int32(i)
 			}
-			nbrs := func(d int32) []int32 { return s.TrainNeighbors(int(d)) }
-			// Inputs rebuilt from the loaded idf, as gtformer embed does.
-			inBack := model.NewInputs(g, back.IDF, back.Cfg.MaxLen, back.Cfg.Truncate)
-			a := m.Embed(tr.In, docs, nbrs, 8, 64)
-			b := back.Embed(inBack, docs, nbrs, 8, 64)
+			nbrs := s.TrainNeighbors32
+			// Inputs rebuilt from the loaded idf (and basis), as gtformer
+			// embed does.
+			a := m.Embed(m.Inputs(g, nbrs), docs, nbrs, 8, 64)
+			b := back.Embed(back.Inputs(g, nbrs), docs, nbrs, 8, 64)
 			for _, c := range []struct {
 				what string
 				x, y []float32

@@ -34,6 +34,7 @@ type EpochLog struct {
 	Epoch int     `json:"epoch"`
 	Graph float64 `json:"graph_loss"`
 	Topic float64 `json:"topic_loss"`
+	Level float64 `json:"level_loss,omitempty"`
 	Sup   float64 `json:"sup_loss"`
 	Total float64 `json:"total_loss"`
 	// Validation metrics, on the held-out validation documents (Holdout):
@@ -43,6 +44,10 @@ type EpochLog struct {
 	ValidMacroF1 *float64 `json:"valid_knn_macro_f1,omitempty"`
 	ValidAUC     *float64 `json:"valid_link_auc,omitempty"`
 	ValidLogPerp *float64 `json:"valid_log_perplexity,omitempty"`
+	// LevelShare is the share of the training words at each level of the
+	// tree, root first (θ summed over a level's topics, weighted by
+	// document length), over the training documents outside validation.
+	LevelShare []float64 `json:"level_share,omitempty"`
 	// ValidSupF1 is the supervised head's Micro-F1 on the validation
 	// documents (supervised runs only).
 	ValidSupF1 *float64 `json:"valid_sup_micro_f1,omitempty"`
@@ -110,6 +115,9 @@ func New(m *model.Model, g *corpus.Graph, s *corpus.Split, opt Options) (*Traine
 	}
 	if m.IDF == nil {
 		m.IDF = model.IDF(g, s.Train)
+	}
+	if m.Cfg.Tree.Background && m.Topics.Background == nil {
+		m.Topics.Background = model.LogUnigram(g, s.Train)
 	}
 	in := model.NewInputs(g, m.IDF, m.Cfg.MaxLen, m.Cfg.Truncate)
 	// The hop features' basis reads the training documents' text (as the
@@ -342,6 +350,7 @@ func (t *Trainer) epoch() (*EpochLog, error) {
 		t.State.Step++
 		rec.Graph += parts.Graph
 		rec.Topic += parts.Topic
+		rec.Level += parts.Level
 		rec.Sup += parts.Sup
 		rec.Total += parts.Total
 		docs += len(b.Centres)
@@ -362,6 +371,7 @@ func (t *Trainer) epoch() (*EpochLog, error) {
 	ns := float64(steps)
 	rec.Graph /= ns
 	rec.Topic /= ns
+	rec.Level /= ns
 	rec.Sup /= ns
 	rec.Total /= ns
 	rec.Seconds = time.Since(began).Seconds()
@@ -461,6 +471,7 @@ func (t *Trainer) scoreValidation(rec *EpochLog) *model.Embeddings {
 		part = t.embedTrain(docs)
 	}
 	emb := part.Scatter(docs, t.G.NumDocs())
+	rec.LevelShare = t.levelShare(emb)
 	if len(t.H.Test) == 0 {
 		return emb
 	}
@@ -468,6 +479,24 @@ func (t *Trainer) scoreValidation(rec *EpochLog) *model.Embeddings {
 	rec.ValidF1, rec.ValidMacroF1, rec.ValidSupF1 = v.KNNMicroF1, v.KNNMacroF1, v.SupMicroF1
 	rec.ValidAUC, rec.ValidLogPerp = v.LinkAUC, v.LogPerplexity
 	return emb
+}
+
+// levelShare is EpochLog.LevelShare from embeddings indexed by document.
+func (t *Trainer) levelShare(emb *model.Embeddings) []float64 {
+	tab := t.Model.Topics.Tables()
+	share := make([]float64, tab.Depth)
+	var total float64
+	for _, d := range t.H.Train {
+		l := float64(t.In.Len[d])
+		for r, v := range emb.Theta[int(d)*emb.Topics : int(d+1)*emb.Topics] {
+			share[tab.Level[r]] += l * float64(v)
+		}
+		total += l
+	}
+	for h := range share {
+		share[h] /= max(total, 1)
+	}
+	return share
 }
 
 // keepBest keeps the state that maximises the validation score (Score),
@@ -568,6 +597,9 @@ func (t *Trainer) logEpoch(r *EpochLog) {
 	if t.Model.Cfg.Supervised {
 		line += fmt.Sprintf(" sup %.4f", r.Sup)
 	}
+	if r.Level != 0 {
+		line += fmt.Sprintf(" level %.4f", r.Level)
+	}
 	line += fmt.Sprintf(")  topics %d  %.0f docs/s  %.1fs", r.Topics, r.DocsPerSec, r.Seconds)
 	if r.ValidF1 != nil {
 		line += fmt.Sprintf("  valid kNN Micro-F1 %.2f", *r.ValidF1)
@@ -577,6 +609,9 @@ func (t *Trainer) logEpoch(r *EpochLog) {
 	}
 	if r.ValidAUC != nil {
 		line += fmt.Sprintf("  valid link AUC %.2f", *r.ValidAUC)
+	}
+	if r.LevelShare != nil {
+		line += fmt.Sprintf("  level share %.2f", r.LevelShare)
 	}
 	fmt.Fprintln(t.log, line)
 }
