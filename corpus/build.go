@@ -3,6 +3,7 @@ package corpus
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 )
 
@@ -172,4 +173,34 @@ func (g *Graph) BoW() *BoW {
 		b.Ptr[i+1] = int64(len(b.Word))
 	}
 	return b
+}
+
+// Harder returns a copy of g made harder on purpose, to check that a
+// method's defaults hold up beyond the corpora they were chosen on: each
+// link is dropped with probability dropLinks (seeded, independently per
+// link), and every document is cut to its first maxWords words (0: no cut).
+// g itself is unchanged; word vectors and labels are shared.
+func (g *Graph) Harder(dropLinks float64, maxWords int, seed uint64) *Graph {
+	h := *g
+	h.Tokens, h.DocPtr = g.Tokens, g.DocPtr
+	if maxWords > 0 {
+		h.Tokens = make([]int32, 0, len(g.Tokens))
+		h.DocPtr = make([]int64, 1, len(g.DocPtr))
+		for i := range g.NumDocs() {
+			d := g.Doc(i)
+			h.Tokens = append(h.Tokens, d[:min(len(d), maxWords)]...)
+			h.DocPtr = append(h.DocPtr, int64(len(h.Tokens)))
+		}
+	}
+	if dropLinks > 0 {
+		rng := rand.New(rand.NewPCG(seed, 0x64726f70))
+		var kept [][2]int32
+		for _, l := range g.Links {
+			if rng.Float64() >= dropLinks {
+				kept = append(kept, l)
+			}
+		}
+		h.SetLinks(kept)
+	}
+	return &h
 }

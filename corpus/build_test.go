@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -83,5 +84,43 @@ func TestSummarize(t *testing.T) {
 	}
 	if (Summarize(nil) != Distribution{}) {
 		t.Error("empty input: non-zero distribution")
+	}
+}
+
+func TestHarder(t *testing.T) {
+	g := randomGraph(300, 40, 20, 5)
+	rng := rand.New(rand.NewPCG(1, 2))
+	var links [][2]int32
+	for range 2000 {
+		links = append(links, [2]int32{int32(rng.IntN(300)), int32(rng.IntN(300))})
+	}
+	g.SetLinks(links)
+	before := len(g.Links)
+	tokens := len(g.Tokens)
+	h := g.Harder(0.5, 7, 3)
+	if len(g.Links) != before || len(g.Tokens) != tokens {
+		t.Fatal("Harder changed the original graph")
+	}
+	if frac := float64(len(h.Links)) / float64(before); frac < 0.45 || frac > 0.55 {
+		t.Errorf("kept %.3f of the links, want about half", frac)
+	}
+	set := map[[2]int32]bool{}
+	for _, l := range g.Links {
+		set[l] = true
+	}
+	for _, l := range h.Links {
+		if !set[l] {
+			t.Fatalf("link %v is not one of the original's", l)
+		}
+	}
+	for i := range g.NumDocs() {
+		want := g.Doc(i)[:min(7, len(g.Doc(i)))]
+		if !slices.Equal(h.Doc(i), want) {
+			t.Fatalf("document %d: %v, want its first 7 words %v", i, h.Doc(i), want)
+		}
+	}
+	again := g.Harder(0.5, 7, 3)
+	if !slices.Equal(again.Links, h.Links) {
+		t.Error("same seed, different links")
 	}
 }

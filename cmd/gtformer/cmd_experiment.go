@@ -90,6 +90,7 @@ one variant ran.`)
 		if err != nil {
 			return usagef("--data: %v", err)
 		}
+		dsName += d.harderSuffix()
 		allBuiltin = allBuiltin && path == ""
 		dd := d
 		dd.path = path

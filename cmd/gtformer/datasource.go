@@ -16,6 +16,11 @@ type dataFlags struct {
 	knnLinks  bool
 	knnK      int
 	knnBudget int64
+	// dropLinks and cutWords make the corpus harder on purpose
+	// (corpus.Graph.Harder): the stress variants that check defaults beyond
+	// the corpora they were chosen on.
+	dropLinks float64
+	cutWords  int
 	minDF     int
 	maxDF     float64
 	maxVocab  int
@@ -38,6 +43,8 @@ func (d *dataFlags) registerLoad(fs *flag.FlagSet) {
 	fs.BoolVar(&d.knnLinks, "knn-links", false, "link a corpus that has no links to its tf-idf nearest neighbours (as the paper did for COVID)")
 	fs.IntVar(&d.knnK, "knn-k", corpus.DefaultKNN, "neighbours per document for --knn-links (κ)")
 	fs.Int64Var(&d.knnBudget, "knn-budget", corpus.DefaultKNNBudget, "work bound of --knn-links, Σ df² multiply-adds; the graph is exact below it, approximate above (the most frequent words propose no neighbours)")
+	fs.Float64Var(&d.dropLinks, "drop-links", 0, "stress test: drop each link with this probability (seeded by --split-seed) after loading")
+	fs.IntVar(&d.cutWords, "cut-words", 0, "stress test: cut every document to its first N words after loading (0: no cut)")
 	fs.IntVar(&d.minDF, "min-df", tok.MinDF, "JSON Lines: keep words in at least this many documents")
 	fs.Float64Var(&d.maxDF, "max-df", tok.MaxDF, "JSON Lines: drop words in more than this fraction of documents (0: no limit)")
 	fs.IntVar(&d.maxVocab, "max-vocab", tok.MaxVocab, "JSON Lines: keep at most this many words, the most document-frequent (0: no limit)")
@@ -63,6 +70,10 @@ func (d *dataFlags) options() (corpus.LoadOptions, error) {
 		return corpus.LoadOptions{}, usagef("--max-df must be a fraction in (0, 1], or 0 for no limit; got %g", d.maxDF)
 	case d.maxVocab < 0:
 		return corpus.LoadOptions{}, usagef("--max-vocab must not be negative, got %d", d.maxVocab)
+	case !(d.dropLinks >= 0 && d.dropLinks < 1):
+		return corpus.LoadOptions{}, usagef("--drop-links must be a probability in [0, 1), got %g", d.dropLinks)
+	case d.cutWords < 0:
+		return corpus.LoadOptions{}, usagef("--cut-words must not be negative, got %d", d.cutWords)
 	case d.split != "paper" && d.split != "random":
 		return corpus.LoadOptions{}, usagef("--split must be paper or random, got %q", d.split)
 	}
@@ -79,7 +90,24 @@ func (d *dataFlags) load() (*corpus.Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	return loadGraph(d.path, opt)
+	g, err := loadGraph(d.path, opt)
+	if err != nil || (d.dropLinks == 0 && d.cutWords == 0) {
+		return g, err
+	}
+	return g.Harder(d.dropLinks, d.cutWords, d.splitSeed), nil
+}
+
+// harderSuffix names the stress variant of the flags ("" for none), for
+// dataset names in experiment tables.
+func (d *dataFlags) harderSuffix() string {
+	var s string
+	if d.dropLinks > 0 {
+		s += fmt.Sprintf("-drop%g", d.dropLinks)
+	}
+	if d.cutWords > 0 {
+		s += fmt.Sprintf("-cut%d", d.cutWords)
+	}
+	return s
 }
 
 // makeSplit splits g as the flags say.
