@@ -31,6 +31,7 @@ func runBaseline(args []string, stdout, stderr io.Writer) error {
 	methodFlag := fs.String("method", "all", "baselines to score, comma-separated: tfidf, tfidf-graph, glove-graph, or all (glove-graph only where the corpus has word vectors)")
 	k := fs.Int("k", metrics.DefaultK, "neighbours of the kNN classifier")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of a table")
+	onValid := fs.Bool("valid", false, "score the validation documents instead of the test documents, held out as in training: the other training documents are the reference and the only neighbours (the split's Holdout); what defaults are chosen on")
 	describe(fs, stderr, baselineSynopsis, `
 Scores training-free document representations on the same split and metrics
 as a model, so a table shows what the model adds:
@@ -67,6 +68,9 @@ similarity, and by -squared Euclidean distance, averaged. In percent.`)
 		return err
 	}
 	s := d.makeSplit(g)
+	if *onValid {
+		s = s.Holdout(g)
+	}
 	rep := baselineReport{
 		LoadSeconds: time.Since(loadStart).Seconds(),
 		Data:        d.source(),
