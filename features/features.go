@@ -32,6 +32,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -240,5 +241,33 @@ func normInto(dst []float32, acc []float64) {
 	inv := 1 / math.Sqrt(ss)
 	for j, v := range acc {
 		dst[j] = float32(v * inv)
+	}
+}
+
+// Without writes into out ((hops+1)·m) the hop features of document d as
+// Propagate computes them, except that d's own aggregation at every hop
+// leaves out the neighbours in drop: the links from d to them are removed
+// from d's side of the graph. The other documents' rows of f (the full
+// propagation, (N,(hops+1)·m)) are used as they are, so paths that reach
+// d's dropped neighbours through third documents remain, as they would at
+// inference. Training uses it to hide a target link from the features of
+// its ends, whose features would otherwise contain the answer.
+func Without(f []float32, m, hops int, d int32, nbrs, drop []int32, out []float32) {
+	w := (hops + 1) * m
+	copy(out[:m], f[int(d)*w:int(d)*w+m])
+	acc := make([]float64, m)
+	for k := 1; k <= hops; k++ {
+		for j, v := range out[(k-1)*m : k*m] {
+			acc[j] = float64(v)
+		}
+		for _, n := range nbrs {
+			if slices.Contains(drop, n) {
+				continue
+			}
+			for j, v := range f[int(n)*w+(k-1)*m : int(n)*w+k*m] {
+				acc[j] += float64(v)
+			}
+		}
+		normInto(out[k*m:(k+1)*m], acc)
 	}
 }

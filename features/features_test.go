@@ -169,3 +169,36 @@ func TestProjectNormalises(t *testing.T) {
 		}
 	}
 }
+
+// TestWithout: with nothing dropped it reproduces Propagate's row; with a
+// neighbour dropped, hop 1 is the mean over the rest, and later hops
+// aggregate d's own corrected rows with its other neighbours' full rows.
+func TestWithout(t *testing.T) {
+	z0 := []float32{1, 0, 0, 1, 1, 1, 3, 4}
+	nb := map[int32][]int32{0: {1, 2}, 1: {0, 2}, 2: {0, 1, 3}, 3: {2}}
+	nbrs := func(d int32) []int32 { return nb[d] }
+	f := Propagate(z0, 2, 2, nbrs)
+	out := make([]float32, 6)
+	Without(f, 2, 2, 2, nb[2], nil, out)
+	for j, v := range out {
+		if math.Abs(float64(v-f[2*6+j])) > 1e-6 {
+			t.Fatalf("nothing dropped: %v, Propagate's row %v", out, f[12:18])
+		}
+	}
+	Without(f, 2, 2, 2, nb[2], []int32{3}, out)
+	// Hop 1 of document 2 without 3: mean of z0 rows 2, 0, 1 ∝ (2, 2).
+	s2 := float32(1 / math.Sqrt2)
+	if math.Abs(float64(out[2]-s2)) > 1e-6 || math.Abs(float64(out[3]-s2)) > 1e-6 {
+		t.Errorf("hop 1 without document 3 = %v, want (%.4f, %.4f)", out[2:4], s2, s2)
+	}
+	// Hop 2: corrected hop 1 of 2 plus the full hop-1 rows of 0 and 1.
+	var a, b float64 = float64(out[2]), float64(out[3])
+	for _, n := range []int{0, 1} {
+		a += float64(f[n*6+2])
+		b += float64(f[n*6+3])
+	}
+	nrm := math.Hypot(a, b)
+	if math.Abs(float64(out[4])-a/nrm) > 1e-6 || math.Abs(float64(out[5])-b/nrm) > 1e-6 {
+		t.Errorf("hop 2 without document 3 = %v, want (%.6f, %.6f)", out[4:6], a/nrm, b/nrm)
+	}
+}

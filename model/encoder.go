@@ -57,25 +57,20 @@ func (m *Model) layoutTokens(in *Inputs, docs []int32) *batchTokens {
 		bt.bagW = append(bt.bagW, in.TfIdf[lo:hi]...)
 		bt.bagPtr = append(bt.bagPtr, int64(len(bt.bagIdx)))
 	}
-	if in.Hop != nil {
-		bt.hop = hopRows(nil, in, docs)
+	if m.Cfg.FeatureHops > 0 {
+		bt.hop = hopRows(in, docs)
 	}
 	return bt
 }
 
 // hopRows gathers the hop features of docs as a (len(docs), HopWidth)
-// tensor without gradient (from tp when given, else freshly allocated).
-func hopRows(tp *tensor.Tape, in *Inputs, docs []int32) *tensor.Tensor {
+// tensor without gradient.
+func hopRows(in *Inputs, docs []int32) *tensor.Tensor {
 	if in.Hop == nil {
 		panic("model: the model reads hop features and the inputs have none (Model.PropagateFeatures)")
 	}
 	w := in.HopWidth
-	var t *tensor.Tensor
-	if tp != nil {
-		t = tp.Alloc(false, len(docs), w)
-	} else {
-		t = tensor.New(len(docs), w)
-	}
+	t := tensor.New(len(docs), w)
 	for i, d := range docs {
 		copy(t.Data[i*w:(i+1)*w], in.Hop[int(d)*w:int(d+1)*w])
 	}

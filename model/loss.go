@@ -25,6 +25,11 @@ type Batch struct {
 	// Labels per centre for the supervised loss, −1 where the label must
 	// not be trained on (unlabelled, validation or test documents).
 	Labels []int32
+
+	// Hop, when set, are the centres' hop features (B, HopWidth) to use
+	// instead of the inputs' (train's target-link masking); nil: the
+	// inputs'.
+	Hop []float32
 }
 
 // Parts are the loss terms of a step, for logging and the NaN guard.
@@ -46,7 +51,10 @@ func (m *Model) Loss(tp *tensor.Tape, in *Inputs, b *Batch, cache *Cache) (*tens
 		return nil, Parts{}, fmt.Errorf("model: inconsistent batch: %d centres, %d neighbour slots (k=%d), %d anchors, %d positives, %d mask entries",
 			B, len(b.Nbrs.Docs), b.Nbrs.K, len(b.Anchors), len(b.Positives), len(b.Admissible))
 	}
-	out := m.forward(tp, in, b.Centres, b.Nbrs, cache)
+	if b.Hop != nil && len(b.Hop) != B*in.HopWidth {
+		return nil, Parts{}, fmt.Errorf("model: batch hop features: %d values for %d centres of width %d", len(b.Hop), B, in.HopWidth)
+	}
+	out := m.forwardHop(tp, in, b.Centres, b.Hop, b.Nbrs, cache)
 
 	// Graph: logits −d² between anchors and all centres, in-batch negatives.
 	sq := m.M.PairSqDist(tp, tp.Gather(out.Points, b.Anchors), out.Points) // (A,B)

@@ -183,6 +183,13 @@ type Neighbors struct {
 // come from cache when it is non-nil (no gradient through them) and
 // otherwise from encoding the neighbours in the same pass (full nesting).
 func (m *Model) forward(tp *tensor.Tape, in *Inputs, centres []int32, nb Neighbors, cache *Cache) *Output {
+	return m.forwardHop(tp, in, centres, nil, nb, cache)
+}
+
+// forwardHop is forward with the centres' hop features given (B,
+// HopWidth) instead of read from in (nil: read from in). Training passes
+// the centres' features with their target links removed (Batch.Hop).
+func (m *Model) forwardHop(tp *tensor.Tape, in *Inputs, centres []int32, hop []float32, nb Neighbors, cache *Cache) *Output {
 	cfg := &m.Cfg
 	n := cfg.Width
 	L := cfg.Layers
@@ -207,6 +214,9 @@ func (m *Model) forward(tp *tensor.Tape, in *Inputs, centres []int32, nb Neighbo
 	}
 
 	bt := m.layoutTokens(in, centres)
+	if hop != nil {
+		bt.hop = tensor.FromData(hop, len(centres), in.HopWidth)
+	}
 	B, T := bt.B, 1+bt.Tm
 	h := m.Layers[0].Forward(tp, m.embed(tp, bt), nil, bt.mask)
 	var cls []*tensor.Tensor
@@ -238,7 +248,7 @@ func (m *Model) forward(tp *tensor.Tape, in *Inputs, centres []int32, nb Neighbo
 	}
 	dF := m.toTangent(tp, clsOf(tp, h), s)
 	if m.HopSkip != nil {
-		dF = tp.Add(dF, tp.MatMul(hopRows(tp, in, centres), m.HopSkip, false, false))
+		dF = tp.Add(dF, tp.MatMul(bt.hop, m.HopSkip, false, false))
 	}
 	pts := m.M.ExpO(tp, dF)
 	return &Output{Tangent: dF, Points: pts, Theta: m.Topics.theta(tp, pts, z, zh), Z: z, CLS: cls}

@@ -100,3 +100,50 @@ func TestValidationCacheIsTheRefresh(t *testing.T) {
 		t.Fatal("the cache validation left differs from a fresh refresh")
 	}
 }
+
+// TestMaskTargets: with MaskTargets no centre's neighbour slots hold one of
+// its partners in the batch, and its hop features are those without the
+// batch's links (here compared against features.Without directly would
+// repeat the code; instead: a centre whose only neighbour is its partner
+// aggregates nothing, so its hop rows all equal its own hop-0 row).
+func TestMaskTargets(t *testing.T) {
+	g, s := tinyData(t)
+	cfg := tinyConfig(g)
+	cfg.FeatureHops, cfg.FeatureDim = 2, 8
+	opt := tinyOptions(1, "cache", 3)
+	opt.MaskTargets = true
+	tr := newTrainer(t, g, s, cfg, opt)
+	var checked, lonely int
+	tr.onBatch = func(b *model.Batch) {
+		partners := map[int32][]int32{}
+		for i, a := range b.Anchors {
+			u, v := b.Centres[a], b.Centres[b.Positives[i]]
+			partners[u] = append(partners[u], v)
+		}
+		k, w, m := b.Nbrs.K, tr.In.HopWidth, 8
+		for i, d := range b.Centres {
+			for _, n := range b.Nbrs.Docs[i*k : (i+1)*k] {
+				if slices.Contains(partners[d], n) {
+					t.Fatalf("centre %d has its batch partner %d among its neighbour slots", d, n)
+				}
+				checked++
+			}
+			nb := tr.H.TrainNeighbors(int(d))
+			if len(nb) == 1 && slices.Contains(partners[d], nb[0]) {
+				lonely++
+				row := b.Hop[i*w : (i+1)*w]
+				for h := 1; h <= 2; h++ {
+					if !slices.Equal(row[h*m:(h+1)*m], row[:m]) {
+						t.Fatalf("centre %d, linked only to its partner: hop %d %v, want its own row %v", d, h, row[h*m:(h+1)*m], row[:m])
+					}
+				}
+			}
+		}
+	}
+	if err := tr.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if checked == 0 || lonely == 0 {
+		t.Fatalf("checked %d slots and %d centres linked only to their partner: the test proves nothing", checked, lonely)
+	}
+}

@@ -36,6 +36,12 @@ type Options struct {
 	// gradient through neighbours).
 	Nesting string `json:"nesting"`
 
+	// MaskTargets hides every training batch's target links from the
+	// inputs of their ends (Trainer.maskTargets): the neighbour slots and
+	// hop features of a link's two documents are built without that link,
+	// as a held-out link is at test time.
+	MaskTargets bool `json:"mask_targets,omitempty"`
+
 	// TopicInit is how the topic side starts, before the first step:
 	//   - "fit" (the default): "kmeans", then σ's radius and temperature
 	//     calibrated to the documents' distances from their topics

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gtformer/gtformer/corpus"
 	"github.com/gtformer/gtformer/evaluate"
+	"github.com/gtformer/gtformer/features"
 	"github.com/gtformer/gtformer/internal/progress"
 	"github.com/gtformer/gtformer/metrics"
 	"github.com/gtformer/gtformer/model"
@@ -413,6 +414,9 @@ func (t *Trainer) batch(links [][2]int32, nbrTable []int32, k int) *model.Batch 
 	for _, d := range centres {
 		b.Nbrs.Docs = append(b.Nbrs.Docs, nbrTable[int(d)*k:int(d+1)*k]...)
 	}
+	if t.Opt.MaskTargets {
+		t.maskTargets(b, links)
+	}
 	b.Admissible = make([]bool, len(b.Anchors)*B)
 	for i, a := range b.Anchors {
 		nbrs := t.H.TrainNeighbors(int(centres[a]))
@@ -435,6 +439,53 @@ func (t *Trainer) batch(links [][2]int32, nbrTable []int32, k int) *model.Batch 
 		}
 	}
 	return b
+}
+
+// maskTargets hides each of the batch's target links from the inputs of
+// its two ends: a centre's sampled neighbour slots holding one of its
+// partners in this batch are refilled from its other neighbours (itself
+// when it has none left, as an isolated document), and its hop features are
+// recomputed without those links (features.Without). At test time a held-out
+// link is in nobody's inputs; without the mask a training link sits in both
+// ends' neighbours and features, and the graph loss can be met by reading
+// it there instead of by placing the documents well.
+func (t *Trainer) maskTargets(b *model.Batch, links [][2]int32) {
+	partners := map[int32][]int32{}
+	for _, l := range links {
+		partners[l[0]] = append(partners[l[0]], l[1])
+		partners[l[1]] = append(partners[l[1]], l[0])
+	}
+	k := b.Nbrs.K
+	rng := rand.New(rand.NewPCG(t.Opt.Seed^0x6d61736b, uint64(t.State.Step)))
+	in := t.In
+	if in.Hop != nil {
+		b.Hop = make([]float32, len(b.Centres)*in.HopWidth)
+	}
+	var rest []int32
+	for i, d := range b.Centres {
+		drop := partners[d]
+		nbrs := t.trainNeighbors(d)
+		rest = rest[:0]
+		for _, n := range nbrs {
+			if !slices.Contains(drop, n) {
+				rest = append(rest, n)
+			}
+		}
+		for j := i * k; j < (i+1)*k; j++ {
+			if !slices.Contains(drop, b.Nbrs.Docs[j]) {
+				continue
+			}
+			if len(rest) == 0 {
+				b.Nbrs.Docs[j] = d
+			} else {
+				b.Nbrs.Docs[j] = rest[rng.IntN(len(rest))]
+			}
+		}
+		if b.Hop != nil {
+			w := in.HopWidth
+			features.Without(in.Hop, in.HopWidth/(t.Model.Cfg.FeatureHops+1), t.Model.Cfg.FeatureHops, d, nbrs, drop, b.Hop[i*w:(i+1)*w])
+		}
+	}
 }
 
 // validate scores the epoch on the held-out validation documents, keeps

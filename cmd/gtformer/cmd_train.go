@@ -48,6 +48,7 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&o.TopicWarmup, "topic-warmup", o.TopicWarmup, "decoder-only steps of --topic-init fit")
 	fs.IntVar(&o.TopicRefit, "topic-refit", o.TopicRefit, "redo the topic start after this epoch, on the trained document embeddings (0: never)")
 	fs.Float64Var(&o.SimilarityTrack, "similarity-track", o.SimilarityTrack, "with --topic-init fit: rate at which σ's r and t follow the documents' spread after every step (0: fixed at the initial calibration)")
+	fs.BoolVar(&o.MaskTargets, "mask-targets", o.MaskTargets, "hide each training batch's target links from the neighbours and hop features of their ends, as held-out links are at test time")
 	fs.StringVar(&o.Nesting, "nesting", o.Nesting, "neighbour encoding: full (neighbours encoded in the same pass) or cache (historical [CLS], refreshed every epoch)")
 	fs.IntVar(&o.ValidEvery, "valid-every", o.ValidEvery, "epochs between validations")
 	fs.BoolVar(&o.ValidateStart, "validate-start", o.ValidateStart, "also score the start (before the first step) on validation, as epoch 0 of the learning curve")
