@@ -18,7 +18,7 @@ func ExampleDRNN() {
 	tp := tensor.NewTape()
 	parent := m.ExpO(tp, tensor.FromData([]float32{0.5, 0, 0, 0, 0.5, 0, 0, 0}, 2, n))
 	left := m.Origin(tp, 2, n) // first children: the left sibling is the origin
-	z := drnn.Forward(tp, parent, left)
+	z := drnn.Forward(tp, parent, left, nil)
 	docs := m.ExpO(tp, tensor.FromData([]float32{0.1, 0.2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 3, n))
 	sigma := hnn.FermiDirac(tp, m.PairSqDist(tp, z, docs)) // (2 topics, 3 docs)
 	fmt.Println(z.Shape, sigma.Shape, len(drnn.Params()))

@@ -108,9 +108,13 @@ func (c *RNNCell) Forward(tp *tensor.Tape, zPrev *tensor.Tensor) *tensor.Tensor 
 
 // DRNN is the hyperbolic doubly-recurrent network of Eq. (8): an ancestral
 // cell from the parent's state, a fraternal cell from the left sibling's
-// state, combined as
+// state, combined with an optional input per node (the node input of the
+// original doubly-recurrent network, Alvarez-Melis & Jaakkola, 2017) as
 //
-//	z_t = f_tanh(exp_o(W·(log_o z_p + log_o z_s))).
+//	z_t = f_tanh(exp_o(W·(log_o z_p + log_o z_s) + a_t)).
+//
+// It is the model's one Doubly-RNN cell: the topic tree's embeddings
+// (model.Topics) and the topic start (package topicstart) both use it.
 type DRNN struct {
 	M                    lorentz.Manifold
 	Ancestral, Fraternal *RNNCell
@@ -135,18 +139,24 @@ func (d *DRNN) Params() []*tensor.Tensor {
 	return append(append(d.Ancestral.Params(), d.Fraternal.Params()...), d.W)
 }
 
-// Combine returns f_tanh(exp_o(W·(log_o zp + log_o zs))) for ancestral and
-// fraternal states zp, zs (N, n+1).
-func (d *DRNN) Combine(tp *tensor.Tape, zp, zs *tensor.Tensor) *tensor.Tensor {
-	u := tp.Add(d.M.LogO(tp, zp), d.M.LogO(tp, zs))
-	return Tanh(tp, d.M, d.M.ExpO(tp, tp.MatMul(u, d.W, false, true)))
+// PreCombine returns u = log_o f_anc(zParent) + log_o f_frat(zLeft), (N, n):
+// what the combination's W multiplies. The topic start inverts the cell
+// through it (it solves for the input a_t that puts z_t at a given point).
+func (d *DRNN) PreCombine(tp *tensor.Tape, zParent, zLeft *tensor.Tensor) *tensor.Tensor {
+	zp := d.Ancestral.Forward(tp, zParent)
+	zs := d.Fraternal.Forward(tp, zLeft)
+	return tp.Add(d.M.LogO(tp, zp), d.M.LogO(tp, zs))
 }
 
-// Forward returns the states of topics whose parents have states zParent and
+// Forward returns the states of nodes whose parents have states zParent and
 // whose left siblings have states zLeft (the origin for a first child), all
-// (N, n+1).
-func (d *DRNN) Forward(tp *tensor.Tape, zParent, zLeft *tensor.Tensor) *tensor.Tensor {
-	return d.Combine(tp, d.Ancestral.Forward(tp, zParent), d.Fraternal.Forward(tp, zLeft))
+// (N, n+1), with per-node inputs input (N, n), or none when input is nil.
+func (d *DRNN) Forward(tp *tensor.Tape, zParent, zLeft, input *tensor.Tensor) *tensor.Tensor {
+	pre := tp.MatMul(d.PreCombine(tp, zParent, zLeft), d.W, false, true)
+	if input != nil {
+		pre = tp.Add(pre, input)
+	}
+	return Tanh(tp, d.M, d.M.ExpO(tp, pre))
 }
 
 // FermiDirac returns σ = 1/(1 + exp(t)) element-wise for squared distances t

@@ -195,7 +195,11 @@ func TestLorentzHNNGrad(t *testing.T) {
 				})
 				d := NewDRNN(m, "tree.drnn", n, rng)
 				gradCheck(t, "DRNN", append(d.Params(), v, vs), func(tp *tensor.Tape) *tensor.Tensor {
-					return d.Forward(tp, m.ExpO(tp, v), m.ExpO(tp, vs))
+					return d.Forward(tp, m.ExpO(tp, v), m.ExpO(tp, vs), nil)
+				})
+				a := randTangents("a", rows, n, 0.3, rng)
+				gradCheck(t, "DRNN with node inputs", append(d.Params(), v, vs, a), func(tp *tensor.Tape) *tensor.Tensor {
+					return d.Forward(tp, m.ExpO(tp, v), m.ExpO(tp, vs), a)
 				})
 				gradCheck(t, "FermiDirac", []*tensor.Tensor{v, vs}, func(tp *tensor.Tape) *tensor.Tensor {
 					return FermiDirac(tp, m.PairSqDist(tp, m.ExpO(tp, v), m.ExpO(tp, vs)))

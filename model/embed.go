@@ -91,8 +91,8 @@ type TopicWord struct {
 func (m *Model) TopicWords(k int) [][]TopicWord {
 	tp := tensor.NewTape()
 	tp.NoGrad = true
-	z, _ := m.Topics.embeddings(tp)
-	beta := m.Topics.beta(tp, z)
+	z, _ := m.Topics.Embeddings(tp)
+	beta := m.Topics.Beta(tp, z)
 	T, V := beta.Rows(), beta.Cols()
 	k = min(k, V)
 	out := make([][]TopicWord, T)
@@ -114,8 +114,8 @@ func (m *Model) TopicWords(k int) [][]TopicWord {
 func (m *Model) Beta() []float32 {
 	tp := tensor.NewTape()
 	tp.NoGrad = true
-	z, _ := m.Topics.embeddings(tp)
-	return append([]float32(nil), m.Topics.beta(tp, z).Data...)
+	z, _ := m.Topics.Embeddings(tp)
+	return append([]float32(nil), m.Topics.Beta(tp, z).Data...)
 }
 
 // Scatter returns e laid out by document id over n documents: row d of the

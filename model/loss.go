@@ -35,6 +35,9 @@ type Batch struct {
 // Parts are the loss terms of a step, for logging and the NaN guard.
 type Parts struct {
 	Graph, Topic, Level, Sup, Total float64
+	// Out is the forward pass's output (the trainer's σ tracking reads the
+	// batch's document and topic points from it).
+	Out *Output
 }
 
 // Names returns the parts' names and values in a fixed order.
@@ -43,8 +46,9 @@ func (p Parts) Names() ([]string, []float64) {
 }
 
 // Loss runs the forward pass and returns L = L_graph + λ_topic·L_topic
-// (+ λ_sup·L_sup) with its parts. cache selects the historical-embedding
-// option (nil: full nesting).
+// (+ λ_level·L_level + λ_sup·L_sup) with its parts. cache selects the
+// historical-embedding option (nil: full nesting). It changes nothing in
+// the model.
 func (m *Model) Loss(tp *tensor.Tape, in *Inputs, b *Batch, cache *Cache) (*tensor.Tensor, Parts, error) {
 	B := len(b.Centres)
 	if len(b.Nbrs.Docs) != B*b.Nbrs.K || len(b.Admissible) != len(b.Anchors)*B || len(b.Positives) != len(b.Anchors) {
@@ -64,10 +68,10 @@ func (m *Model) Loss(tp *tensor.Tape, in *Inputs, b *Batch, cache *Cache) (*tens
 	parts.Graph = float64(lg.Data[0])
 
 	if m.Cfg.LambdaTopic > 0 {
-		beta := m.Topics.beta(tp, out.Z)              // (T,V)
+		beta := m.Topics.Beta(tp, out.Z)              // (T,V)
 		p := tp.MatMul(out.Theta, beta, false, false) // (B,V) reconstructed word distribution
-		ptr, word, count := subsetBoW(in, b.Centres)
-		lt := bowNLL(tp, p, ptr, word, count)
+		ptr, word, count := in.SubsetBoW(b.Centres)
+		lt := BowNLL(tp, p, ptr, word, count)
 		parts.Topic = float64(lt.Data[0])
 		total = tp.Add(total, tp.Scale(lt, float32(m.Cfg.LambdaTopic)))
 	}
@@ -87,9 +91,7 @@ func (m *Model) Loss(tp *tensor.Tape, in *Inputs, b *Batch, cache *Cache) (*tens
 		}
 	}
 	parts.Total = float64(total.Data[0])
-	if !tp.NoGrad {
-		m.trackSimilarity(out.Points, out.Z)
-	}
+	parts.Out = out
 	return total, parts, nil
 }
 
@@ -108,8 +110,9 @@ func hasLabel(labels []int32) bool {
 	return false
 }
 
-// subsetBoW gathers the bag-of-words rows of docs into a fresh CSR.
-func subsetBoW(in *Inputs, docs []int32) (ptr []int64, word []int32, count []float32) {
+// SubsetBoW gathers the bag-of-words rows of docs into a fresh CSR (for
+// BowNLL).
+func (in *Inputs) SubsetBoW(docs []int32) (ptr []int64, word []int32, count []float32) {
 	ptr = make([]int64, 1, len(docs)+1)
 	for _, d := range docs {
 		lo, hi := in.BowPtr[d], in.BowPtr[d+1]

@@ -119,7 +119,7 @@ func New(cfg Config, seed uint64) (*Model, error) {
 	for i := 0; i < n; i++ {
 		m.Proj.Data[i*n+i] = 1
 	}
-	t, err := newTopics(m.M, cfg, rng)
+	t, err := newTopics(m.M, &m.Cfg, rng)
 	if err != nil {
 		return nil, fmt.Errorf("topic tree: %w", err)
 	}
@@ -195,7 +195,7 @@ func (m *Model) forwardHop(tp *tensor.Tape, in *Inputs, centres []int32, hop []f
 	L := cfg.Layers
 	s := expScalar(tp, m.LogScale, 1)
 	sInv := expScalar(tp, m.LogScale, -1)
-	z, zh := m.Topics.embeddings(tp)
+	z, zh := m.Topics.Embeddings(tp)
 	logZ := m.M.LogO(tp, z) // (T,n)
 
 	// Neighbours' own-text [CLS] per layer 1..L-1, unscaled, (B*K, n).
@@ -226,7 +226,7 @@ func (m *Model) forwardHop(tp *tensor.Tape, in *Inputs, centres []int32, hop []f
 		dC := m.toTangent(tp, c, s) // (B,n)
 		var extras []*tensor.Tensor
 		if !cfg.NoTree {
-			theta := m.Topics.theta(tp, m.M.ExpO(tp, dC), z, zh)
+			theta := m.Topics.Theta(tp, m.M.ExpO(tp, dC), z, zh)
 			e := tp.MatMul(theta, logZ, false, false) // log_o e_i (B,n)
 			extras = append(extras, tp.Reshape(scaleBy(tp, e, sInv), B, 1, n))
 		}
@@ -251,7 +251,7 @@ func (m *Model) forwardHop(tp *tensor.Tape, in *Inputs, centres []int32, hop []f
 		dF = tp.Add(dF, tp.MatMul(bt.hop, m.HopSkip, false, false))
 	}
 	pts := m.M.ExpO(tp, dF)
-	return &Output{Tangent: dF, Points: pts, Theta: m.Topics.theta(tp, pts, z, zh), Z: z, CLS: cls}
+	return &Output{Tangent: dF, Points: pts, Theta: m.Topics.Theta(tp, pts, z, zh), Z: z, CLS: cls}
 }
 
 // toTangent maps [CLS] rows (B,n) to tangent vectors at the origin,

@@ -151,7 +151,7 @@ func contrastive(tp *tensor.Tape, logits *tensor.Tensor, mask []bool, pos []int3
 	return y
 }
 
-// bowNLL is the topic reconstruction loss of Eq. (15): for each document b
+// BowNLL is the topic reconstruction loss of Eq. (15): for each document b
 // with word counts n_bw (CSR) and reconstructed distribution p = θ_b β,
 //
 //	L = (1/B) Σ_b (1/|d_b|) Σ_w −n_bw log p_bw
@@ -160,10 +160,10 @@ func contrastive(tp *tensor.Tape, logits *tensor.Tensor, mask []bool, pos []int3
 // like its graph loss (the paper's sum over words would let long documents
 // dominate and dwarf the contrastive term); given p (B,V) it returns the
 // scalar and dL/dp_bw = −n_bw / (|d_b| B p_bw).
-func bowNLL(tp *tensor.Tape, p *tensor.Tensor, ptr []int64, word []int32, count []float32) *tensor.Tensor {
+func BowNLL(tp *tensor.Tape, p *tensor.Tensor, ptr []int64, word []int32, count []float32) *tensor.Tensor {
 	b, v := p.Rows(), p.Cols()
 	if len(ptr) != b+1 {
-		panic(fmt.Sprintf("model: bowNLL: %d documents of counts for p %v", len(ptr)-1, p.Shape))
+		panic(fmt.Sprintf("model: BowNLL: %d documents of counts for p %v", len(ptr)-1, p.Shape))
 	}
 	y := tp.Alloc(p.Grad != nil, 1)
 	var loss float64

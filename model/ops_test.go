@@ -3,6 +3,8 @@ package model
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/gtformer/gtformer/tensor"
@@ -143,7 +145,7 @@ func TestOpsGradient(t *testing.T) {
 			// p rows are positive (not normalised: bowNLL does not need it).
 			inputs: []*tensor.Tensor{randUniformParam(rng, "p", 0.05, 0.6, 3, 5)},
 			op: func(tp *tensor.Tape, in []*tensor.Tensor) *tensor.Tensor {
-				return bowNLL(tp, in[0], ptr, idx, counts)
+				return BowNLL(tp, in[0], ptr, idx, counts)
 			},
 			ref: func(in [][]float64) []float64 {
 				var loss float64
@@ -269,5 +271,41 @@ func TestGraphAttentionSelfCounts(t *testing.T) {
 	}
 	if diff < 1e-3 {
 		t.Fatalf("both centres aggregate their shared neighbours alike (max difference %.3g): the centre does not take part in the attention", diff)
+	}
+}
+
+// TestLossHasNoSideEffects: a training Loss (forward and backward) leaves
+// the configuration (σ's r and t included), the tree and every parameter
+// as they were; only gradients change. σ's tracking is the trainer's
+// (topicstart.Track), not the loss's.
+func TestLossHasNoSideEffects(t *testing.T) {
+	f := newGradFixture(t, gradCases()[1])
+	f.m.SetSimilarity(2, 0.5)
+	f.m.Cfg.Tree.FDTrack = 0.25
+	cfg := f.m.Cfg
+	tree := f.m.Topics.Tree.Clone()
+	before := map[string][]float32{}
+	for _, p := range f.m.Params() {
+		before[p.Name] = slices.Clone(p.Data)
+	}
+	tp := tensor.NewTape()
+	loss, parts, err := f.m.Loss(tp, f.in, f.b, f.cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp.Backward(loss)
+	if parts.Out == nil || parts.Out.Points == nil || parts.Out.Z == nil {
+		t.Fatal("Loss did not return its forward output")
+	}
+	if !reflect.DeepEqual(cfg, f.m.Cfg) {
+		t.Errorf("Loss changed the configuration: %+v → %+v", cfg.Tree, f.m.Cfg.Tree)
+	}
+	if !reflect.DeepEqual(tree.Tables(), f.m.Topics.Tree.Tables()) {
+		t.Error("Loss changed the tree")
+	}
+	for _, p := range f.m.Params() {
+		if !slices.Equal(before[p.Name], p.Data) {
+			t.Errorf("Loss changed %s", p.Name)
+		}
 	}
 }

@@ -87,7 +87,7 @@ func TestThetaAndSigma(t *testing.T) {
 
 			// σ for documents against topics and levels, and for the
 			// topics against themselves (distance 0 on the diagonal).
-			_, zh := m.Topics.embeddings(tp)
+			_, zh := m.Topics.Embeddings(tp)
 
 			// π over paths and δ over each path's levels, from the same σ
 			// the model uses; the model's θ must be the op's θ.

@@ -45,9 +45,11 @@ type Topics struct {
 	// document's words well, so the root is worth no mass.
 	Background []float32
 	Tau        float64
-	Radius     float64 // r of the Fermi-Dirac similarity (TreeConfig.FDRadius)
-	Temp       float64 // t of the Fermi-Dirac similarity (TreeConfig.FDTemp; 0 means 1)
-	Levels     int     // H: columns of σ_level (the maximum depth)
+	// cfg is the model's tree configuration, the one owner of σ's radius
+	// r and temperature t (FDRadius, FDTemp), which training moves
+	// (Model.SetSimilarity) and config.json saves.
+	cfg    *TreeConfig
+	Levels int // H: columns of σ_level (the maximum depth)
 }
 
 // drnnGain scales the recurrences' initial weights (see newTopics).
@@ -57,7 +59,24 @@ const drnnGain = 1.0
 // learning-rate scale (train.Options.DecoderLRScale).
 const DecoderParam = "tree.decoder.u"
 
-// decoderInitStd is the initial standard deviation of the decoder rows U:
+// DecoderLRScale returns an optim.Config.LRScale that multiplies the
+// decoder rows' (DecoderParam's) learning rate by scale and leaves the others.
+func DecoderLRScale(scale float64) func(name string) float64 {
+	return func(name string) float64 {
+		if name == DecoderParam {
+			return scale
+		}
+		return 1
+	}
+}
+
+// SetSimilarity sets σ's radius r and temperature t (Cfg.Tree, their one
+// owner, which the topic side reads).
+func (m *Model) SetSimilarity(r, t float64) {
+	m.Cfg.Tree.FDRadius, m.Cfg.Tree.FDTemp = r, t
+}
+
+// DecoderInitStd is the initial standard deviation of the decoder rows U:
 // large, so that β starts distinct per topic. The price: at the shared
 // learning rate U barely moves, and the topics' word distributions are
 // learned mostly by moving the topic points. In a topic-only fit of the
@@ -65,12 +84,12 @@ const DecoderParam = "tree.decoder.u"
 // rate (train.Options.DecoderLRScale) reached a per-token NLL of 4.38
 // against 4.95-5.6 (the planted model's own: 4.29), but did not stop the
 // full model's tree collapse (docs/results.md). train's default topic start
-// instead fits U alone, at a high rate, before the first step (FitTopics).
-const decoderInitStd = 4
+// instead fits U alone, at a high rate, before the first step (topicstart.Fit).
+const DecoderInitStd = 4
 
-func newTopics(m lorentz.Manifold, cfg Config, rng *rand.Rand) (*Topics, error) {
+func newTopics(m lorentz.Manifold, cfg *Config, rng *rand.Rand) (*Topics, error) {
 	n := cfg.Width
-	tc := cfg.Tree
+	tc := &cfg.Tree
 	depth, branching := tc.InitDepth, tc.Branching
 	maxDepth := tc.MaxDepth
 	if tc.Mode == "flat" {
@@ -92,8 +111,7 @@ func newTopics(m lorentz.Manifold, cfg Config, rng *rand.Rand) (*Topics, error) 
 		LevelRNN:   hnn.NewRNNCell(m, "tree.level_rnn", n, rng),
 		U:          tensor.Param(DecoderParam, cfg.Vocab, n),
 		Tau:        tc.Tau,
-		Radius:     tc.FDRadius,
-		Temp:       tc.FDTemp,
+		cfg:        tc,
 		Levels:     maxDepth,
 	}
 	// Start points at a moderate distance from the origin so that the
@@ -118,10 +136,10 @@ func newTopics(m lorentz.Manifold, cfg Config, rng *rand.Rand) (*Topics, error) 
 			}
 		}
 	}
-	// Decoder rows N(0, decoderInitStd²): logits U·log_o z then have spread
+	// Decoder rows N(0, DecoderInitStd²): logits U·log_o z then have spread
 	// ≈ 4|log_o z| before the depth temperature.
 	for i := range t.U.Data {
-		t.U.Data[i] = float32(rng.NormFloat64() * decoderInitStd)
+		t.U.Data[i] = float32(rng.NormFloat64() * DecoderInitStd)
 	}
 	return t, nil
 }
@@ -180,11 +198,11 @@ func (t *Topics) Remap(oldRow []int) *tensor.Tensor {
 	return in
 }
 
-// embeddings runs the Doubly-RNN level by level and sibling rank by sibling
+// Embeddings runs the Doubly-RNN level by level and sibling rank by sibling
 // rank (batched across parents), and the level chain. It returns the topic
 // points Z (T,n+1) in dense row order and the level points Zh (H,n+1). They
 // do not depend on the document, so one call serves a whole forward pass.
-func (t *Topics) embeddings(tp *tensor.Tape) (z, zh *tensor.Tensor) {
+func (t *Topics) Embeddings(tp *tensor.Tape) (z, zh *tensor.Tensor) {
 	tab := t.tab
 	m := t.M
 	n := t.RootIn.Cols()
@@ -227,44 +245,37 @@ func (t *Topics) embeddings(tp *tensor.Tape) (z, zh *tensor.Tensor) {
 }
 
 // cell is one batched Doubly-RNN step (Eq. 8) with the topics' inputs:
-//
-//	z_t = f_tanh(exp_o(W·(log_o z_p + log_o z_s) + a_t))
-//
-// for ancestral and fraternal states z_p = f_HypRNN(parent), z_s =
-// f_HypRNN(left sibling) and a_t = Input[row t]. zParent and zLeft are
-// (m,n+1); rows (m) are the topics' dense rows.
+// z_t = f_tanh(exp_o(W·(log_o z_p + log_o z_s) + a_t)) for parent and
+// left-sibling states zParent, zLeft (m,n+1) and a_t = Input[row t]; rows
+// (m) are the topics' dense rows.
 func (t *Topics) cell(tp *tensor.Tape, zParent, zLeft *tensor.Tensor, rows []int32) *tensor.Tensor {
-	m := t.M
-	zp := t.DRNN.Ancestral.Forward(tp, zParent)
-	zs := t.DRNN.Fraternal.Forward(tp, zLeft)
-	u := tp.Add(m.LogO(tp, zp), m.LogO(tp, zs))
-	pre := tp.Add(tp.MatMul(u, t.DRNN.W, false, true), tp.Gather(t.Input, rows))
-	return hnn.Tanh(tp, m, m.ExpO(tp, pre))
+	return t.DRNN.Forward(tp, zParent, zLeft, tp.Gather(t.Input, rows))
 }
 
-// theta returns the documents' topic distributions θ (B,T) for document
+// Theta returns the documents' topic distributions θ (B,T) for document
 // points d (B,n+1): σ(t,i) = 1/(1+exp((d(z_t, d_i)² − r)/t)) for topics and
 // levels, then path and level stick-breaking.
-func (t *Topics) theta(tp *tensor.Tape, d, z, zh *tensor.Tensor) *tensor.Tensor {
-	temp := t.temperature()
-	sT := hnn.FermiDiracRT(tp, t.M.PairSqDist(tp, d, z), t.Radius, temp)
-	sH := hnn.FermiDiracRT(tp, t.M.PairSqDist(tp, d, zh), t.Radius, temp)
+func (t *Topics) Theta(tp *tensor.Tape, d, z, zh *tensor.Tensor) *tensor.Tensor {
+	r, temp := t.Similarity()
+	sT := hnn.FermiDiracRT(tp, t.M.PairSqDist(tp, d, z), r, temp)
+	sH := hnn.FermiDiracRT(tp, t.M.PairSqDist(tp, d, zh), r, temp)
 	return topictree.Theta(tp, t.tab, sT, sH)
 }
 
-// temperature returns σ's t, where 0 (configs saved before it existed)
-// means the paper's 1.
-func (t *Topics) temperature() float64 {
-	if t.Temp == 0 {
-		return 1
+// Similarity returns σ's radius r and temperature t, where a temperature
+// of 0 (configs saved before it existed) means the paper's 1.
+func (t *Topics) Similarity() (r, temp float64) {
+	temp = t.cfg.FDTemp
+	if temp == 0 {
+		temp = 1
 	}
-	return t.Temp
+	return t.cfg.FDRadius, temp
 }
 
-// beta returns the topic-word distributions β (T,V): row t is
+// Beta returns the topic-word distributions β (T,V): row t is
 // softmax(U log_o z_t / τ_t) with τ_t = τ^(1/(level+1)), so the root's
 // distribution is the flattest and the leaves' the sharpest.
-func (t *Topics) beta(tp *tensor.Tape, z *tensor.Tensor) *tensor.Tensor {
+func (t *Topics) Beta(tp *tensor.Tape, z *tensor.Tensor) *tensor.Tensor {
 	logits := tp.MatMul(t.M.LogO(tp, z), t.U, false, true) // (T,V)
 	inv := tp.Alloc(false, t.tab.T)
 	for r := range inv.Data {

@@ -45,13 +45,13 @@ type Options struct {
 	// TopicInit is how the topic side starts, before the first step:
 	//   - "fit" (the default): "kmeans", then σ's radius and temperature
 	//     calibrated to the documents' distances from their topics
-	//     (model.CalibrateSimilarity; this overrides the configured ones),
+	//     (topicstart.Calibrate; this overrides the configured ones),
 	//     then TopicWarmup steps fitting the decoder U alone to the
 	//     documents' words with the topics held at their clusters
-	//     (model.FitTopics);
+	//     (topicstart.Fit);
 	//   - "kmeans": place the topics at a hierarchical k-means clustering
 	//     of the training documents' initial embeddings
-	//     (model.InitTopicsFromDocs);
+	//     (topicstart.Place);
 	//   - "random": as built, with the configured σ (the paper's setting).
 	TopicInit string `json:"topic_init"`
 	// TopicWarmup is the number of decoder-only steps of TopicInit "fit",

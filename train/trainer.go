@@ -17,6 +17,7 @@ import (
 	"github.com/gtformer/gtformer/model"
 	"github.com/gtformer/gtformer/optim"
 	"github.com/gtformer/gtformer/tensor"
+	"github.com/gtformer/gtformer/topicstart"
 	"github.com/gtformer/gtformer/topictree"
 )
 
@@ -250,20 +251,20 @@ func (t *Trainer) initTopics() error {
 	}
 	m := t.Model
 	emb := t.embedTrain(t.H.Train)
-	if err := m.InitTopicsFromDocs(emb.Tangent, t.Opt.Seed); err != nil {
+	if err := topicstart.Place(m, emb.Tangent, t.Opt.Seed); err != nil {
 		return err
 	}
 	if t.Opt.TopicInit != "fit" {
 		return nil
 	}
-	r, temp := m.CalibrateSimilarity(emb.Tangent)
+	r, temp := topicstart.Calibrate(m, emb.Tangent)
 	m.Cfg.Tree.FDTrack = t.Opt.SimilarityTrack
 	fmt.Fprintf(t.log, "topics placed at k-means clusters of the training documents; σ calibrated: r = %.3g, t = %.3g (tracked at rate %g)\n", r, temp, t.Opt.SimilarityTrack)
 	if t.Opt.TopicWarmup == 0 {
 		return nil
 	}
 	began := time.Now()
-	nll, err := m.FitTopics(emb.Tangent, t.In, t.H.Train, model.TopicFit{
+	nll, err := topicstart.Fit(m, emb.Tangent, t.In, t.H.Train, topicstart.Options{
 		Steps: t.Opt.TopicWarmup, LR: t.Opt.TopicWarmupLR, Batch: t.Opt.TopicWarmupBatch,
 		Seed: t.Opt.Seed, DecoderOnly: true,
 	})
@@ -345,6 +346,7 @@ func (t *Trainer) epoch() (*EpochLog, error) {
 			return nil, &nonFinite{step: t.State.Step + 1, part: "gradient norm", val: norm}
 		}
 		t.adam.Step(sched.At(t.State.Step) * t.State.LRScale)
+		topicstart.Track(m, parts.Out.Points, parts.Out.Z)
 		for _, p := range params {
 			p.ZeroGrad()
 		}

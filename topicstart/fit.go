@@ -1,4 +1,4 @@
-package model
+package topicstart
 
 import (
 	"fmt"
@@ -6,12 +6,14 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/gtformer/gtformer/model"
 	"github.com/gtformer/gtformer/optim"
 	"github.com/gtformer/gtformer/tensor"
+	"github.com/gtformer/gtformer/topictree"
 )
 
-// TopicFit configures FitTopics.
-type TopicFit struct {
+// Options configure Fit.
+type Options struct {
 	Steps int     // Adam steps
 	LR    float64 // learning rate of the topic side
 	// DecoderLRScale multiplies LR for the decoder rows U (0 means 1).
@@ -19,14 +21,14 @@ type TopicFit struct {
 	Batch          int    // documents per step (0 or ≥ len(docs): all)
 	Seed           uint64 // order of the mini-batches
 	// DecoderOnly trains the decoder rows U alone, the topic points held
-	// where they are (after InitTopicsFromDocs: at the documents' clusters).
+	// where they are (after Place: at the documents' clusters).
 	// Fitting the topic points too moves them away from their documents,
 	// which fits the words through U's geometry rather than through
 	// the documents (docs/results.md, "Topic tree collapse").
 	DecoderOnly bool
 }
 
-// FitTopics fits the topic side alone (tree inputs, Doubly-RNN, level RNN and
+// Fit fits the topic side alone (tree inputs, Doubly-RNN, level RNN and
 // decoder U) to fixed document points: it minimises the per-token
 // reconstruction NLL of docs' bags of words from θ(d_i) β with Adam, the
 // documents' tangent vectors tangent (len(docs), n) held still. It returns
@@ -41,13 +43,13 @@ type TopicFit struct {
 //
 // It uses an optimiser of its own, so the training optimiser's moments are
 // untouched; the tree's structure is not changed.
-func (m *Model) FitTopics(tangent []float32, in *Inputs, docs []int32, f TopicFit) (float64, error) {
+func Fit(m *model.Model, tangent []float32, in *model.Inputs, docs []int32, f Options) (float64, error) {
 	n := m.Cfg.Width
 	if len(tangent) != len(docs)*n {
-		return 0, fmt.Errorf("model: FitTopics: %d tangent values for %d documents of width %d", len(tangent), len(docs), n)
+		return 0, fmt.Errorf("topicstart: fit: %d tangent values for %d documents of width %d", len(tangent), len(docs), n)
 	}
 	if f.Steps < 0 || !(f.LR > 0) || math.IsInf(f.LR, 0) || f.DecoderLRScale < 0 || f.Batch < 0 {
-		return 0, fmt.Errorf("model: FitTopics: bad options %+v", f)
+		return 0, fmt.Errorf("topicstart: fit: bad options %+v", f)
 	}
 	if m.Cfg.LambdaTopic == 0 || len(docs) == 0 || f.Steps == 0 {
 		return math.NaN(), nil
@@ -57,7 +59,7 @@ func (m *Model) FitTopics(tangent []float32, in *Inputs, docs []int32, f TopicFi
 		scale = 1
 	}
 	cfg := optim.DefaultConfig()
-	cfg.LRScale = DecoderLRScale(scale)
+	cfg.LRScale = model.DecoderLRScale(scale)
 	opt := optim.NewAdamW(cfg)
 	all := m.Topics.Params()
 	for _, p := range all {
@@ -100,13 +102,13 @@ func (m *Model) FitTopics(tangent []float32, in *Inputs, docs []int32, f TopicFi
 			copy(d.Data[i*n:(i+1)*n], tangent[r*n:(r+1)*n])
 			sub[i] = docs[r]
 		}
-		z, zh := m.Topics.embeddings(tp)
-		theta := m.Topics.theta(tp, m.M.ExpO(tp, d), z, zh)
-		ptr, word, count := subsetBoW(in, sub)
-		loss := bowNLL(tp, tp.MatMul(theta, m.Topics.beta(tp, z), false, false), ptr, word, count)
+		z, zh := m.Topics.Embeddings(tp)
+		theta := m.Topics.Theta(tp, m.M.ExpO(tp, d), z, zh)
+		ptr, word, count := in.SubsetBoW(sub)
+		loss := model.BowNLL(tp, tp.MatMul(theta, m.Topics.Beta(tp, z), false, false), ptr, word, count)
 		nll = float64(loss.Data[0])
 		if math.IsNaN(nll) || math.IsInf(nll, 0) {
-			return 0, fmt.Errorf("model: FitTopics: step %d: topic loss is %v", s+1, nll)
+			return 0, fmt.Errorf("topicstart: fit: step %d: topic loss is %v", s+1, nll)
 		}
 		tp.Backward(loss)
 		opt.Step(f.LR)
@@ -119,18 +121,7 @@ func (m *Model) FitTopics(tangent []float32, in *Inputs, docs []int32, f TopicFi
 	return nll, nil
 }
 
-// DecoderLRScale returns an optim.Config.LRScale that multiplies the
-// decoder rows' (DecoderParam's) learning rate by scale and leaves the others.
-func DecoderLRScale(scale float64) func(name string) float64 {
-	return func(name string) float64 {
-		if name == DecoderParam {
-			return scale
-		}
-		return 1
-	}
-}
-
-// CalibrateSimilarity sets the Fermi-Dirac radius r and temperature t of
+// Calibrate sets the Fermi-Dirac radius r and temperature t of
 // σ = 1/(1+exp((d²−r)/t)) from the documents' squared distances to the leaf
 // topics (tangent: (N, n) log_o of the document points): with a the median
 // over documents of the squared distance to the nearest leaf and b the
@@ -148,7 +139,7 @@ func DecoderLRScale(scale float64) func(name string) float64 {
 //
 // With fewer than two leaves, or documents equally far from every leaf,
 // there is nothing to calibrate against and it changes nothing.
-func (m *Model) CalibrateSimilarity(tangent []float32) (r, t float64) {
+func Calibrate(m *model.Model, tangent []float32) (r, t float64) {
 	n := m.Cfg.Width
 	N := len(tangent) / n
 	r, t = m.Cfg.Tree.FDRadius, m.Cfg.Tree.FDTemp
@@ -159,34 +150,30 @@ func (m *Model) CalibrateSimilarity(tangent []float32) (r, t float64) {
 	tp.NoGrad = true
 	d := tp.Alloc(false, N, n)
 	copy(d.Data, tangent[:N*n])
-	z, _ := m.Topics.embeddings(tp)
-	if br, bt, ok := m.Topics.calibration(m.M.PairSqDist(tp, m.M.ExpO(tp, d), z)); ok {
+	z, _ := m.Topics.Embeddings(tp)
+	if br, bt, ok := calibration(m.Topics.Tables(), m.M.PairSqDist(tp, m.M.ExpO(tp, d), z)); ok {
 		r, t = br, bt
 		m.SetSimilarity(r, t)
 	}
 	return r, t
 }
 
-// SetSimilarity sets σ's radius r and temperature t (config and topic side).
-func (m *Model) SetSimilarity(r, t float64) {
-	m.Cfg.Tree.FDRadius, m.Cfg.Tree.FDTemp = r, t
-	m.Topics.Radius, m.Topics.Temp = r, t
-}
-
-// trackSimilarity moves r and t a step of Cfg.Tree.FDTrack towards the
-// calibration of the documents points (B,n+1) against the topics z (T,n+1).
-func (m *Model) trackSimilarity(points, z *tensor.Tensor) {
+// Track moves r and t a step of Cfg.Tree.FDTrack towards the calibration of
+// the document points (B,n+1) against the topics z (T,n+1), as they were in
+// a training step's forward pass (model.Parts.Out): the trainer calls it
+// after each step.
+func Track(m *model.Model, points, z *tensor.Tensor) {
 	mu := m.Cfg.Tree.FDTrack
 	if mu <= 0 {
 		return
 	}
 	tp := tensor.NewTape()
 	tp.NoGrad = true
-	br, bt, ok := m.Topics.calibration(m.M.PairSqDist(tp, points, z))
+	br, bt, ok := calibration(m.Topics.Tables(), m.M.PairSqDist(tp, points, z))
 	if !ok {
 		return
 	}
-	r, t := m.Topics.Radius, m.Topics.temperature()
+	r, t := m.Topics.Similarity()
 	m.SetSimilarity((1-mu)*r+mu*br, (1-mu)*t+mu*bt)
 }
 
@@ -195,8 +182,8 @@ func (m *Model) trackSimilarity(points, z *tensor.Tensor) {
 // over documents of the distance to the nearest leaf, b the median over
 // all document-leaf pairs. ok is false when there is nothing to calibrate
 // against (fewer than two leaves, or every leaf equally far).
-func (t *Topics) calibration(sq *tensor.Tensor) (r, temp float64, ok bool) {
-	leaves := t.tab.Leaf
+func calibration(tab *topictree.Tables, sq *tensor.Tensor) (r, temp float64, ok bool) {
+	leaves := tab.Leaf
 	N, T := sq.Rows(), sq.Cols()
 	if N == 0 || len(leaves) < 2 {
 		return 0, 0, false

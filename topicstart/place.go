@@ -1,15 +1,23 @@
-package model
+// Package topicstart starts the topic side of a GTFormer model where the
+// documents are, before and during training: the topics are placed at a
+// hierarchical k-means clustering of the documents (Place), σ's radius and
+// temperature are calibrated to the documents' distances (Calibrate) and
+// follow them as training spreads the documents (Track), and the decoder is
+// fitted alone to the documents' words (Fit). These are train-time
+// procedures; the network itself lives in package model.
+package topicstart
 
 import (
 	"fmt"
 	"math"
 	"math/rand/v2"
 
+	"github.com/gtformer/gtformer/model"
 	"github.com/gtformer/gtformer/tensor"
 	"github.com/gtformer/gtformer/topictree"
 )
 
-// InitTopicsFromDocs places the topics where the documents are: it clusters
+// Place puts the topics where the documents are: it clusters
 // the documents' tangent vectors (N,n) hierarchically along the tree (the
 // root takes the mean of all documents; each parent's documents are split by
 // k-means among its children, recursively) and sets each topic's input a_t
@@ -28,10 +36,10 @@ import (
 // a_t = atanh(c_t) − W·u_t for the centre c_t (coordinates clipped to
 // ±0.95). Topics are set in the Doubly-RNN's order, so u_t (from the parent
 // and the left sibling) already reflects their new places.
-func (m *Model) InitTopicsFromDocs(tangent []float32, seed uint64) error {
+func Place(m *model.Model, tangent []float32, seed uint64) error {
 	n := m.Cfg.Width
 	if len(tangent) == 0 || len(tangent)%n != 0 {
-		return fmt.Errorf("model: topic initialisation: %d values are not rows of width %d", len(tangent), n)
+		return fmt.Errorf("topicstart: place: %d values are not rows of width %d", len(tangent), n)
 	}
 	N := len(tangent) / n
 	t := m.Topics
@@ -74,10 +82,10 @@ func (m *Model) InitTopicsFromDocs(tangent []float32, seed uint64) error {
 	}
 	mf := t.M
 	origin := mf.Origin(tp, 1, n)
-	set([]int32{0}, t.preCombine(tp, mf.ExpO(tp, t.RootIn), origin))
+	set([]int32{0}, t.DRNN.PreCombine(tp, mf.ExpO(tp, t.RootIn), origin))
 	for si := range tab.DRNN {
 		tp.Reset()
-		z, _ := t.embeddings(tp) // with the inputs set so far
+		z, _ := t.Embeddings(tp) // with the inputs set so far
 		st := tab.DRNN[si]
 		origin := mf.Origin(tp, 1, n)
 		zz := tp.Concat(0, origin, z)
@@ -89,17 +97,9 @@ func (m *Model) InitTopicsFromDocs(tangent []float32, seed uint64) error {
 				left[i] = st.Left[i] + 1
 			}
 		}
-		set(st.Rows, t.preCombine(tp, tp.Gather(zz, par), tp.Gather(zz, left)))
+		set(st.Rows, t.DRNN.PreCombine(tp, tp.Gather(zz, par), tp.Gather(zz, left)))
 	}
 	return nil
-}
-
-// preCombine returns u = log_o f_HypRNN_p(zParent) + log_o f_HypRNN_s(zLeft),
-// the Doubly-RNN's sum before W (see cell).
-func (t *Topics) preCombine(tp *tensor.Tape, zParent, zLeft *tensor.Tensor) *tensor.Tensor {
-	zp := t.DRNN.Ancestral.Forward(tp, zParent)
-	zs := t.DRNN.Fraternal.Forward(tp, zLeft)
-	return tp.Add(t.M.LogO(tp, zp), t.M.LogO(tp, zs))
 }
 
 // childRows lists the rows whose parent is row r, in sibling order (dense

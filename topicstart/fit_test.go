@@ -1,4 +1,4 @@
-package model
+package topicstart
 
 import (
 	"math"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/gtformer/gtformer/corpus/synth"
 	"github.com/gtformer/gtformer/hnn"
+	"github.com/gtformer/gtformer/model"
 	"github.com/gtformer/gtformer/optim"
 	"github.com/gtformer/gtformer/tensor"
 )
@@ -26,27 +27,27 @@ func topicOnlyFit(t *testing.T, steps int, radius, uStd, uRate float64) (nll, ma
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := Default()
+	cfg := model.Default()
 	cfg.Width = 64
 	cfg.Vocab, cfg.NumLabels = len(g.Vocab), g.NumLabels()
 	cfg.Tree.FDRadius = radius
-	m, err := New(cfg, 1)
+	m, err := model.New(cfg, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range m.Topics.U.Data {
-		m.Topics.U.Data[i] *= float32(uStd / decoderInitStd)
+		m.Topics.U.Data[i] *= float32(uStd / model.DecoderInitStd)
 	}
 	N, n := g.NumDocs(), cfg.Width
-	in := NewInputs(g, IDF(g, allDocs(N)), 64, "tfidf")
-	ptr, word, count := subsetBoW(in, allDocs(N))
+	in := model.NewInputs(g, model.IDF(g, allDocs(N)), 64, "tfidf")
+	ptr, word, count := in.SubsetBoW(allDocs(N))
 	D := tensor.Param("docs", N, n)
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range D.Data {
 		D.Data[i] = float32(rng.NormFloat64() / math.Sqrt(float64(n)))
 	}
 	ocfg := optim.DefaultConfig()
-	ocfg.LRScale = DecoderLRScale(uRate)
+	ocfg.LRScale = model.DecoderLRScale(uRate)
 	opt := optim.NewAdamW(ocfg)
 	ps := append(m.Topics.Params(), D)
 	for _, p := range ps {
@@ -57,9 +58,9 @@ func topicOnlyFit(t *testing.T, steps int, radius, uStd, uRate float64) (nll, ma
 	var theta *tensor.Tensor
 	for s := 0; s < steps; s++ {
 		tp := tensor.NewTape()
-		z, zh := m.Topics.embeddings(tp)
-		theta = m.Topics.theta(tp, m.M.ExpO(tp, D), z, zh)
-		loss := bowNLL(tp, tp.MatMul(theta, m.Topics.beta(tp, z), false, false), ptr, word, count)
+		z, zh := m.Topics.Embeddings(tp)
+		theta = m.Topics.Theta(tp, m.M.ExpO(tp, D), z, zh)
+		loss := model.BowNLL(tp, tp.MatMul(theta, m.Topics.Beta(tp, z), false, false), ptr, word, count)
 		for _, p := range ps {
 			clear(p.Grad)
 		}
@@ -96,7 +97,7 @@ func TestTopicOnlyFit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fits the topic side for 2 × 600 steps")
 	}
-	nll0, max0 := topicOnlyFit(t, 600, 0, decoderInitStd, 1)
+	nll0, max0 := topicOnlyFit(t, 600, 0, model.DecoderInitStd, 1)
 	nll1, max1 := topicOnlyFit(t, 600, 4, 1, 10)
 	t.Logf("paper σ, default decoder: NLL %.3f, largest leaf %.2f", nll0, max0)
 	t.Logf("r = 4, N(0,1) decoder ×10 rate: NLL %.3f, largest leaf %.2f", nll1, max1)
@@ -114,9 +115,9 @@ func TestTopicOnlyFit(t *testing.T) {
 // closed form, land in the config and the topic side, and a document at the
 // median distance from its nearest leaf has σ = 1/(1+e^{−3}).
 func TestCalibrateSimilarity(t *testing.T) {
-	cfg := Default()
+	cfg := model.Default()
 	cfg.Width, cfg.Heads, cfg.MLPHidden, cfg.Vocab = 8, 2, 16, 10
-	m, err := New(cfg, 4)
+	m, err := model.New(cfg, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +129,7 @@ func TestCalibrateSimilarity(t *testing.T) {
 	}
 	tp := tensor.NewTape()
 	tp.NoGrad = true
-	z, _ := m.Topics.embeddings(tp)
+	z, _ := m.Topics.Embeddings(tp)
 	expo := func(v []float32) []float64 {
 		var s float64
 		for _, x := range v {
@@ -168,13 +169,13 @@ func TestCalibrateSimilarity(t *testing.T) {
 	b := all[len(all)/2] // 41 × 9 leaves
 	wantR, wantT := (a+b)/2, (b-a)/6
 
-	r, temp := m.CalibrateSimilarity(docs)
+	r, temp := Calibrate(m, docs)
 	if math.Abs(r-wantR) > 1e-4*wantR || math.Abs(temp-wantT) > 1e-4*wantT {
 		t.Fatalf("calibrated r, t = %v, %v; want %v, %v", r, temp, wantR, wantT)
 	}
-	if m.Cfg.Tree.FDRadius != r || m.Cfg.Tree.FDTemp != temp || m.Topics.Radius != r || m.Topics.Temp != temp {
+	if tr, tt := m.Topics.Similarity(); m.Cfg.Tree.FDRadius != r || m.Cfg.Tree.FDTemp != temp || tr != r || tt != temp {
 		t.Errorf("config (%v, %v) and topics (%v, %v) do not carry r, t = %v, %v",
-			m.Cfg.Tree.FDRadius, m.Cfg.Tree.FDTemp, m.Topics.Radius, m.Topics.Temp, r, temp)
+			m.Cfg.Tree.FDRadius, m.Cfg.Tree.FDTemp, tr, tt, r, temp)
 	}
 	sq := tp.Alloc(false, 1, 1)
 	sq.Data[0] = float32(a)
@@ -187,11 +188,11 @@ func TestCalibrateSimilarity(t *testing.T) {
 
 	// Nothing to calibrate against: a tree whose only leaf is the root.
 	cfg.Tree.InitDepth, cfg.Tree.MaxDepth = 1, 1
-	one, err := New(cfg, 4)
+	one, err := model.New(cfg, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r, temp := one.CalibrateSimilarity(docs); r != 0 || temp != 0 || one.Cfg.Tree.FDTemp != 0 {
+	if r, temp := Calibrate(one, docs); r != 0 || temp != 0 || one.Cfg.Tree.FDTemp != 0 {
 		t.Errorf("one-leaf tree calibrated to r, t = %v, %v; want the configured 0, 0", r, temp)
 	}
 }
@@ -200,38 +201,37 @@ func TestCalibrateSimilarity(t *testing.T) {
 // below the first step's, and the same seed gives the same U bit for bit.
 // Full fit: the topic inputs move too. Bad arguments are errors.
 func TestFitTopics(t *testing.T) {
-	g := tinyGraph(60, 30, 8, 14, false, 5)
-	fit := func(f TopicFit) (*Model, float64) {
+	g := tinyGraph(t, 60, 5)
+	fit := func(f Options) (*model.Model, float64) {
 		cfg := tinyConfig(g)
-		cfg.Supervised = false
-		m, err := New(cfg, 2)
+		m, err := model.New(cfg, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
 		docs := allDocs(g.NumDocs())
-		in := NewInputs(g, IDF(g, docs), cfg.MaxLen, cfg.Truncate)
+		in := model.NewInputs(g, model.IDF(g, docs), cfg.MaxLen, cfg.Truncate)
 		emb := m.Embed(in, docs, func(int32) []int32 { return nil }, 1, 32)
-		nll, err := m.FitTopics(emb.Tangent, in, docs, f)
+		nll, err := Fit(m, emb.Tangent, in, docs, f)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return m, nll
 	}
-	ref, _ := fit(TopicFit{Steps: 0, LR: 0.03})
-	_, first := fit(TopicFit{Steps: 1, LR: 0.03, Batch: 25, Seed: 1, DecoderOnly: true})
-	m, last := fit(TopicFit{Steps: 200, LR: 0.03, Batch: 25, Seed: 1, DecoderOnly: true})
+	ref, _ := fit(Options{Steps: 0, LR: 0.03})
+	_, first := fit(Options{Steps: 1, LR: 0.03, Batch: 25, Seed: 1, DecoderOnly: true})
+	m, last := fit(Options{Steps: 200, LR: 0.03, Batch: 25, Seed: 1, DecoderOnly: true})
 	if !(last < first-0.2) {
 		t.Errorf("decoder-only fit: NLL %.3f after 200 steps, %.3f at the first: want at least 0.2 lower", last, first)
 	}
 	for i, p := range m.Topics.Params() {
 		q := ref.Topics.Params()[i]
 		same := slices.Equal(p.Data, q.Data)
-		if (p.Name == DecoderParam) == same {
+		if (p.Name == model.DecoderParam) == same {
 			t.Errorf("decoder-only fit: %s changed = %v", p.Name, !same)
 		}
 	}
 	for i, p := range m.Params() {
-		if p.Name != DecoderParam && !slices.Equal(p.Data, ref.Params()[i].Data) {
+		if p.Name != model.DecoderParam && !slices.Equal(p.Data, ref.Params()[i].Data) {
 			t.Errorf("decoder-only fit changed %s", p.Name)
 		}
 	}
@@ -245,91 +245,71 @@ func TestFitTopics(t *testing.T) {
 			}
 		}
 	}
-	again, _ := fit(TopicFit{Steps: 200, LR: 0.03, Batch: 25, Seed: 1, DecoderOnly: true})
+	again, _ := fit(Options{Steps: 200, LR: 0.03, Batch: 25, Seed: 1, DecoderOnly: true})
 	if !slices.Equal(again.Topics.U.Data, m.Topics.U.Data) {
 		t.Error("decoder-only fit is not reproducible with the same seed")
 	}
-	full, _ := fit(TopicFit{Steps: 20, LR: 0.01, Seed: 1})
+	full, _ := fit(Options{Steps: 20, LR: 0.01, Seed: 1})
 	if slices.Equal(full.Topics.Input.Data, ref.Topics.Input.Data) {
 		t.Error("full fit left the topic inputs unchanged")
 	}
 
-	in := NewInputs(g, IDF(g, allDocs(4)), 6, "tfidf")
+	in := model.NewInputs(g, model.IDF(g, allDocs(4)), 6, "tfidf")
 	for _, tc := range []struct {
 		name    string
 		tangent []float32
-		f       TopicFit
+		f       Options
 	}{
-		{"short tangent", make([]float32, 3), TopicFit{Steps: 1, LR: 0.1}},
-		{"zero rate", make([]float32, 4*8), TopicFit{Steps: 1}},
-		{"negative steps", make([]float32, 4*8), TopicFit{Steps: -1, LR: 0.1}},
-		{"negative decoder scale", make([]float32, 4*8), TopicFit{Steps: 1, LR: 0.1, DecoderLRScale: -1}},
+		{"short tangent", make([]float32, 3), Options{Steps: 1, LR: 0.1}},
+		{"zero rate", make([]float32, 4*8), Options{Steps: 1}},
+		{"negative steps", make([]float32, 4*8), Options{Steps: -1, LR: 0.1}},
+		{"negative decoder scale", make([]float32, 4*8), Options{Steps: 1, LR: 0.1, DecoderLRScale: -1}},
 	} {
-		if _, err := ref.FitTopics(tc.tangent, in, allDocs(4), tc.f); err == nil {
+		if _, err := Fit(ref, tc.tangent, in, allDocs(4), tc.f); err == nil {
 			t.Errorf("%s: no error", tc.name)
 		}
 	}
 }
 
-// trackSimilarity moves r and t by the rate towards the batch's own
-// calibration, a training Loss tracks and an evaluation (no-gradient) Loss
-// does not, and a rate of 0 leaves them alone.
-func TestTrackSimilarity(t *testing.T) {
-	g := tinyGraph(30, 30, 6, 10, false, 6)
+// Track moves r and t by the rate towards the batch's own calibration,
+// and a rate of 0 leaves them alone.
+func TestTrack(t *testing.T) {
+	g := tinyGraph(t, 30, 6)
 	cfg := tinyConfig(g)
-	cfg.Supervised = false
 	n := cfg.Width
 	rng := rand.New(rand.NewPCG(7, 8))
 	docs := make([]float32, 12*n)
 	for i := range docs {
 		docs[i] = float32(rng.NormFloat64() * 0.4)
 	}
-	ref, err := New(cfg, 9)
+	ref, err := model.New(cfg, 9)
 	if err != nil {
 		t.Fatal(err)
 	}
-	br, bt := ref.CalibrateSimilarity(docs)
-
-	m, err := New(cfg, 9)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.SetSimilarity(2, 0.5)
-	m.Cfg.Tree.FDTrack = 0.25
-	tp := tensor.NewTape()
-	tp.NoGrad = true
-	d := tp.Alloc(false, 12, n)
-	copy(d.Data, docs)
-	z, _ := m.Topics.embeddings(tp)
-	m.trackSimilarity(m.M.ExpO(tp, d), z)
-	wantR, wantT := 0.75*2+0.25*br, 0.75*0.5+0.25*bt
-	if r, tt := m.Cfg.Tree.FDRadius, m.Cfg.Tree.FDTemp; math.Abs(r-wantR) > 1e-12 || math.Abs(tt-wantT) > 1e-12 || m.Topics.Radius != r || m.Topics.Temp != tt {
-		t.Fatalf("tracked r, t = %v, %v (topics %v, %v); want %v, %v", r, tt, m.Topics.Radius, m.Topics.Temp, wantR, wantT)
-	}
-
-	docsIDs := allDocs(g.NumDocs())
-	in := NewInputs(g, IDF(g, docsIDs), cfg.MaxLen, cfg.Truncate)
-	b := linkBatch(t, g, [][2]int32{{0, 1}, {2, 3}, {4, 7}, {1, 4}}, cfg.Neighbors, 5)
+	br, bt := Calibrate(ref, docs)
 	for _, tc := range []struct {
-		name   string
-		rate   float64
-		noGrad bool
-		moves  bool
-	}{
-		{"training step", 0.25, false, true},
-		{"evaluation", 0.25, true, false},
-		{"rate 0", 0, false, false},
-	} {
+		rate  float64
+		moves bool
+	}{{0.25, true}, {0, false}} {
+		m, err := model.New(cfg, 9)
+		if err != nil {
+			t.Fatal(err)
+		}
 		m.SetSimilarity(2, 0.5)
 		m.Cfg.Tree.FDTrack = tc.rate
 		tp := tensor.NewTape()
-		tp.NoGrad = tc.noGrad
-		if _, _, err := m.Loss(tp, in, b, nil); err != nil {
-			t.Fatal(err)
+		tp.NoGrad = true
+		d := tp.Alloc(false, 12, n)
+		copy(d.Data, docs)
+		z, _ := m.Topics.Embeddings(tp)
+		Track(m, m.M.ExpO(tp, d), z)
+		wantR, wantT := 2.0, 0.5
+		if tc.moves {
+			wantR, wantT = 0.75*2+0.25*br, 0.75*0.5+0.25*bt
 		}
-		moved := m.Cfg.Tree.FDRadius != 2 || m.Cfg.Tree.FDTemp != 0.5
-		if moved != tc.moves {
-			t.Errorf("%s: r, t moved to %v, %v: moved = %v, want %v", tc.name, m.Cfg.Tree.FDRadius, m.Cfg.Tree.FDTemp, moved, tc.moves)
+		r, tt := m.Topics.Similarity()
+		if math.Abs(r-wantR) > 1e-12 || math.Abs(tt-wantT) > 1e-12 || m.Cfg.Tree.FDRadius != r || m.Cfg.Tree.FDTemp != tt {
+			t.Fatalf("rate %g: tracked r, t = %v, %v (config %v, %v); want %v, %v", tc.rate, r, tt, m.Cfg.Tree.FDRadius, m.Cfg.Tree.FDTemp, wantR, wantT)
 		}
 	}
 }

@@ -1,10 +1,11 @@
-package model
+package topicstart
 
 import (
 	"math"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/gtformer/gtformer/model"
 	"github.com/gtformer/gtformer/tensor"
 )
 
@@ -14,9 +15,9 @@ import (
 // is some level-1 topic's log_o z (within float32 rounding).
 func TestInitTopicsFromDocs(t *testing.T) {
 	for _, geom := range []string{"hyperbolic", "euclidean"} {
-		cfg := Default()
+		cfg := model.Default()
 		cfg.Width, cfg.Heads, cfg.MLPHidden, cfg.Vocab, cfg.Geometry = 8, 2, 16, 10, geom
-		m, err := New(cfg, 3)
+		m, err := model.New(cfg, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -35,12 +36,12 @@ func TestInitTopicsFromDocs(t *testing.T) {
 				docs = append(docs, float32(c[j]+1e-3*rng.NormFloat64()))
 			}
 		}
-		if err := m.InitTopicsFromDocs(docs, 5); err != nil {
+		if err := Place(m, docs, 5); err != nil {
 			t.Fatal(err)
 		}
 		tp := tensor.NewTape()
 		tp.NoGrad = true
-		z, _ := m.Topics.embeddings(tp)
+		z, _ := m.Topics.Embeddings(tp)
 		lz := m.M.LogO(tp, z)
 		mean := meanRows(docs, n, []int{})
 		for i := 0; i < 60; i++ {
@@ -70,7 +71,7 @@ func TestInitTopicsFromDocs(t *testing.T) {
 			}
 		}
 	}
-	if err := (&Model{Cfg: Config{Width: 4}}).InitTopicsFromDocs(make([]float32, 6), 1); err == nil {
+	if err := Place(&model.Model{Cfg: model.Config{Width: 4}}, make([]float32, 6), 1); err == nil {
 		t.Error("rows of the wrong width were accepted")
 	}
 }

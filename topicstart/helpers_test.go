@@ -1,0 +1,40 @@
+package topicstart
+
+import (
+	"testing"
+
+	"github.com/gtformer/gtformer/corpus"
+	"github.com/gtformer/gtformer/corpus/synth"
+	"github.com/gtformer/gtformer/model"
+)
+
+// tinyGraph is a built-in-style corpus with a planted 13-topic tree: docs
+// documents of about 12 words over 60 words, 2 links per document.
+func tinyGraph(t testing.TB, docs int, seed uint64) *corpus.Graph {
+	t.Helper()
+	cfg := synth.Default()
+	cfg.Docs, cfg.Vocab, cfg.Links, cfg.MeanLength, cfg.Seed = docs, 60, 2*docs, 12, seed
+	g, _, err := synth.Generate(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// tinyConfig is a width-8, 2-layer model for g.
+func tinyConfig(g *corpus.Graph) model.Config {
+	cfg := model.Default()
+	cfg.Width, cfg.Layers, cfg.Heads, cfg.MLPHidden, cfg.MaxLen = 8, 2, 2, 16, 16
+	cfg.Vocab = len(g.Vocab)
+	cfg.NumLabels = g.NumLabels()
+	return cfg
+}
+
+// allDocs returns 0..n-1.
+func allDocs(n int) []int32 {
+	out := make([]int32, n)
+	for i := range out {
+		out[i] = int32(i)
+	}
+	return out
+}
