@@ -19,13 +19,17 @@ const (
 	TFIDFMethod      Method = "tfidf"       // tf-idf vectors
 	TFIDFGraphMethod Method = "tfidf-graph" // tf-idf averaged over two hops of the split's graph
 	GloVeGraphMethod Method = "glove-graph" // mean word vectors averaged likewise
+	TFIDFSIGNMethod  Method = "tfidf-sign"  // mean of the L2-normalised tf-idf of hops 0..SIGNHops (SIGN's features, parameter-free)
 )
 
 // Methods lists every baseline in the order tables print them.
-var Methods = []Method{TFIDFMethod, TFIDFGraphMethod, GloVeGraphMethod}
+var Methods = []Method{TFIDFMethod, TFIDFGraphMethod, GloVeGraphMethod, TFIDFSIGNMethod}
 
 // Hops is the number of averaging rounds of the graph baselines.
 const Hops = 2
+
+// SIGNHops is the deepest hop of tfidf-sign.
+const SIGNHops = 3
 
 // ParseMethod returns the Method named s, or an error listing the choices.
 func ParseMethod(s string) (Method, error) {
@@ -34,7 +38,7 @@ func ParseMethod(s string) (Method, error) {
 			return m, nil
 		}
 	}
-	return "", fmt.Errorf("unknown baseline method %q (want tfidf, tfidf-graph or glove-graph)", s)
+	return "", fmt.Errorf("unknown baseline method %q (want tfidf, tfidf-graph, glove-graph or tfidf-sign)", s)
 }
 
 // Embed computes the document vectors (N,Dim) of method m on g under split
@@ -52,6 +56,8 @@ func Embed(g *corpus.Graph, s *corpus.Split, m Method) (*Vectors, error) {
 			return nil, err
 		}
 		return Smooth(v, s, Hops), nil
+	case TFIDFSIGNMethod:
+		return SIGN(TFIDF(g, s), s, SIGNHops), nil
 	}
 	return nil, fmt.Errorf("unknown baseline method %q", m)
 }

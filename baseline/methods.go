@@ -95,3 +95,33 @@ func Smooth(x *Vectors, s *corpus.Split, hops int) *Vectors {
 	}
 	return x
 }
+
+// SIGN returns, per document, the mean over k = 0..hops of its row of
+// Smooth(x, s, k) scaled to unit norm: the precomputed multi-hop features
+// of SIGN (Frasca et al., 2020) and SGC (Wu et al., 2019) with equal,
+// untrained weights. Normalising each hop before averaging keeps a
+// document's own words (hop 0) from being drowned by the denser, larger
+// averages of its neighbourhood, and the deeper hops reach documents the
+// two-hop average does not.
+func SIGN(x *Vectors, s *corpus.Split, hops int) *Vectors {
+	out := make([]*Vectors, 0, hops+1)
+	h := x
+	for k := 0; ; k++ {
+		n := h.Clone()
+		l2Normalize(n)
+		out = append(out, n)
+		if k == hops {
+			break
+		}
+		h = Smooth(h, s, 1)
+	}
+	acc := newAccumulator(x.Dim)
+	res := &Vectors{Dim: x.Dim, Ptr: make([]int64, 1, x.NumRows()+1)}
+	for i := range x.NumRows() {
+		for _, v := range out {
+			acc.add(v.Row(i))
+		}
+		acc.flush(res, 1/float64(hops+1))
+	}
+	return res
+}

@@ -33,6 +33,11 @@ type Vectors struct {
 	Val []float32
 }
 
+// Clone returns a deep copy of v.
+func (v *Vectors) Clone() *Vectors {
+	return &Vectors{Dim: v.Dim, Ptr: slices.Clone(v.Ptr), Idx: slices.Clone(v.Idx), Val: slices.Clone(v.Val)}
+}
+
 // NumRows is N.
 func (v *Vectors) NumRows() int { return len(v.Ptr) - 1 }
 
