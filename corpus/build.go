@@ -204,3 +204,29 @@ func (g *Graph) Harder(dropLinks float64, maxWords int, seed uint64) *Graph {
 	}
 	return &h
 }
+
+// WithDocs returns a copy of g in which document ids[i] reads docs[i]
+// instead of its own words (links, labels and the rest are shared): for
+// instance a held-out document reduced to the half of its words a topic
+// model may observe. g itself is unchanged.
+func (g *Graph) WithDocs(ids []int32, docs [][]int32) *Graph {
+	if len(ids) != len(docs) {
+		panic(fmt.Sprintf("corpus: WithDocs: %d ids for %d documents", len(ids), len(docs)))
+	}
+	repl := make(map[int32][]int32, len(ids))
+	for i, d := range ids {
+		repl[d] = docs[i]
+	}
+	h := *g
+	h.Tokens = make([]int32, 0, len(g.Tokens))
+	h.DocPtr = make([]int64, 1, len(g.DocPtr))
+	for i := range g.NumDocs() {
+		d, ok := repl[int32(i)]
+		if !ok {
+			d = g.Doc(i)
+		}
+		h.Tokens = append(h.Tokens, d...)
+		h.DocPtr = append(h.DocPtr, int64(len(h.Tokens)))
+	}
+	return &h
+}

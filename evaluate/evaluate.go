@@ -21,7 +21,13 @@ type Test struct {
 	SupMicroF1    *float64 `json:"sup_micro_f1,omitempty"`
 	SupMacroF1    *float64 `json:"sup_macro_f1,omitempty"`
 	LinkAUC       *float64 `json:"link_auc,omitempty"`
-	LogPerplexity *float64 `json:"log_perplexity,omitempty"`
+	// LogPerplexity is the perplexity exponent of the test documents with θ
+	// inferred from each whole document (the paper's form);
+	// LogPerplexityCompletion the document-completion form: θ inferred from
+	// a random half of each test document's words (and its links, as
+	// always), the other half scored (metrics.CompletionSplit).
+	LogPerplexity           *float64 `json:"log_perplexity,omitempty"`
+	LogPerplexityCompletion *float64 `json:"log_perplexity_completion,omitempty"`
 }
 
 // Topics holds the topic-quality metrics.
@@ -73,8 +79,29 @@ func Run(m *model.Model, g *corpus.Graph, s *corpus.Split, in *model.Inputs, opt
 	emb := m.Embed(in, all, s.TrainNeighbors32, opt.MaxNbrs, opt.EmbedBatch)
 	res := &Result{Emb: emb}
 	res.Test = Score(m, g, s, emb, opt.K)
+	res.Test.LogPerplexityCompletion = ptr(Completion(m, g, s, opt))
 	res.Topics = TopicQuality(m, g, s)
 	return res
+}
+
+// CompletionSeed fixes the halves of the document-completion perplexity,
+// so every model is scored on the same words.
+const CompletionSeed = 0x636f6d70
+
+// Completion returns the document-completion perplexity exponent of the
+// test documents: each is reduced to a random half of its words
+// (metrics.CompletionSplit), embedded from that half and its links to
+// training documents, and the other half is scored under θ β. NaN without
+// test documents.
+func Completion(m *model.Model, g *corpus.Graph, s *corpus.Split, opt Options) float64 {
+	opt.defaults()
+	if len(s.Test) == 0 {
+		return math.NaN()
+	}
+	observed, heldOut := metrics.CompletionSplit(metrics.Subset(g, s.Test), CompletionSeed)
+	half := g.WithDocs(s.Test, observed)
+	emb := m.Embed(m.Inputs(half, s.TrainNeighbors32), s.Test, s.TrainNeighbors32, opt.MaxNbrs, opt.EmbedBatch)
+	return metrics.PerplexityExponent(emb.Theta, m.Beta(), emb.Topics, heldOut)
 }
 
 func ptr(v float64) *float64 {

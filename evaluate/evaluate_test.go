@@ -291,6 +291,31 @@ func TestRun(t *testing.T) {
 	if !(tq.NPMI >= -1 && tq.NPMI <= 1) || tq.NPMIRef != "training documents" {
 		t.Errorf("NPMI %g against %q", tq.NPMI, tq.NPMIRef)
 	}
+	// Document completion: the model embeds each test document from the
+	// observed half of its words and scores the other half, as a direct
+	// computation does.
+	obs, held := metrics.CompletionSplit(metrics.Subset(g, s.Test), evaluate.CompletionSeed)
+	half := g.WithDocs(s.Test, obs)
+	emb := m.Embed(m.Inputs(half, s.TrainNeighbors32), s.Test, s.TrainNeighbors32, 64, 128)
+	beta := m.Beta()
+	V := len(g.Vocab)
+	var nll, words float64
+	for i := range s.Test {
+		for _, w := range held[i] {
+			var p float64
+			for k := 0; k < emb.Topics; k++ {
+				p += float64(emb.Theta[i*emb.Topics+k]) * float64(beta[k*V+int(w)])
+			}
+			nll -= math.Log(p)
+			words++
+		}
+	}
+	if words == 0 {
+		t.Fatal("no held-out words: the check proves nothing")
+	}
+	if c := res.Test.LogPerplexityCompletion; c == nil || math.Abs(*c-nll/words) > 1e-6 {
+		t.Errorf("completion log-perplexity %v, want %.8g", c, nll/words)
+	}
 	// The metrics Run reports are Score's on Run's embeddings.
 	if got := evaluate.Score(m, g, s, res.Emb, metrics.DefaultK); *got.LinkAUC != *res.Test.LinkAUC || *got.KNNMicroF1 != *res.Test.KNNMicroF1 {
 		t.Error("Run's test metrics differ from Score on its embeddings")

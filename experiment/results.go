@@ -461,7 +461,7 @@ func writeSummary(b *bytes.Buffer, groups []Group) {
 				}
 			}
 			label := m.Label
-			if m.Key == "log_perplexity" {
+			if strings.HasPrefix(m.Key, "log_perplexity") {
 				label += " ↓"
 			}
 			rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s | %.*f ± %.*f | %s | %s |",

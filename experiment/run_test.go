@@ -103,7 +103,7 @@ func TestPlanRunSkipResume(t *testing.T) {
 			}
 		}
 	}
-	if len(res.Groups) != 1 || len(res.Groups[0].Variants) != 2 || len(res.Groups[0].Baselines) != 2 {
+	if len(res.Groups) != 1 || len(res.Groups[0].Variants) != 2 || len(res.Groups[0].Baselines) != 3 { // tfidf, tfidf-graph, tfidf-sign (no word vectors)
 		t.Fatalf("results %+v", res.Groups)
 	}
 	for _, v := range res.Groups[0].Variants {

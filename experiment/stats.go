@@ -101,6 +101,19 @@ var Metrics = []Metric{
 	{"sup_macro_f1", "sup. Macro-F1", 1, true, func(m *outputs.Metrics) (float64, bool) { return ptrValue(m.Test.SupMacroF1) }},
 	{"link_auc", "link AUC", 1, true, func(m *outputs.Metrics) (float64, bool) { return ptrValue(m.Test.LinkAUC) }},
 	{"log_perplexity", "log-perplexity", 2, false, func(m *outputs.Metrics) (float64, bool) { return ptrValue(m.Test.LogPerplexity) }},
+	{"log_perplexity_completion", "log-perplexity (completion)", 2, false, func(m *outputs.Metrics) (float64, bool) { return ptrValue(m.Test.LogPerplexityCompletion) }},
+	{"valid_knn_micro_f1", "valid kNN Micro-F1", 1, false, func(m *outputs.Metrics) (float64, bool) {
+		if m.Valid == nil {
+			return 0, false
+		}
+		return ptrValue(m.Valid.KNNMicroF1)
+	}},
+	{"valid_link_auc", "valid link AUC", 1, false, func(m *outputs.Metrics) (float64, bool) {
+		if m.Valid == nil {
+			return 0, false
+		}
+		return ptrValue(m.Valid.LinkAUC)
+	}},
 	{"npmi", "NPMI (%)", 1, false, func(m *outputs.Metrics) (float64, bool) { return 100 * m.Topics.NPMI, m.Topics.Count > 0 }},
 	{"diversity", "diversity", 3, false, func(m *outputs.Metrics) (float64, bool) { return m.Topics.Diversity, m.Topics.Count > 0 }},
 	{"topics", "topics", 1, false, func(m *outputs.Metrics) (float64, bool) { return float64(m.Topics.Count), m.Topics.Count > 0 }},

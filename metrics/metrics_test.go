@@ -415,3 +415,31 @@ func TestTreeStatsChain(t *testing.T) {
 		t.Errorf("chain: %+v, %v", got, err)
 	}
 }
+
+func TestCompletionSplit(t *testing.T) {
+	docs := DocList{{1, 2, 3, 4, 5}, {7}, {}, {9, 9, 8, 8}}
+	obs, held := CompletionSplit(docs, 3)
+	for i, d := range docs {
+		if len(obs[i]) != (len(d)+1)/2 || len(obs[i])+len(held[i]) != len(d) {
+			t.Fatalf("document %d (%d tokens): %d observed, %d held out", i, len(d), len(obs[i]), len(held[i]))
+		}
+		merged := slices.Concat(obs[i], held[i])
+		slices.Sort(merged)
+		want := slices.Clone(d)
+		slices.Sort(want)
+		if !slices.Equal(merged, want) {
+			t.Fatalf("document %d: halves %v + %v are not its tokens %v", i, obs[i], held[i], d)
+		}
+	}
+	if len(held[1]) != 0 {
+		t.Errorf("a one-token document holds out %v", held[1])
+	}
+	obs2, _ := CompletionSplit(docs, 3)
+	if !slices.EqualFunc(obs, obs2, slices.Equal[[]int32]) {
+		t.Error("same seed, different halves")
+	}
+	obs3, _ := CompletionSplit(docs, 4)
+	if slices.Equal(obs[0], obs3[0]) && slices.Equal(obs[3], obs3[3]) {
+		t.Error("another seed gave the same halves of both long documents")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 )
 
@@ -228,4 +229,37 @@ func (r *Reference) NPMI(topics [][]int32, n int) (perTopic []float64, mean floa
 		return perTopic, math.NaN()
 	}
 	return perTopic, mean / float64(counted)
+}
+
+// CompletionSplit divides every document of docs into an observed and a
+// held-out half for document-completion perplexity (Wallach et al., 2009,
+// "Evaluation methods for topic models"; the held-out form most topic-model
+// papers report): a document's token positions are shuffled (seeded, per
+// document) and the first ⌈n/2⌉ are observed, the rest held out, each half
+// keeping the tokens' original order. A document of one token is observed
+// whole and holds nothing out.
+func CompletionSplit(docs Docs, seed uint64) (observed, heldOut DocList) {
+	n := docs.NumDocs()
+	observed, heldOut = make(DocList, n), make(DocList, n)
+	var pos []int
+	for i := range n {
+		d := docs.Doc(i)
+		pos = pos[:0]
+		for p := range d {
+			pos = append(pos, p)
+		}
+		rng := rand.New(rand.NewPCG(seed, uint64(i)))
+		rng.Shuffle(len(pos), func(a, b int) { pos[a], pos[b] = pos[b], pos[a] })
+		h := (len(d) + 1) / 2
+		obs, held := slices.Clone(pos[:h]), slices.Clone(pos[h:])
+		slices.Sort(obs)
+		slices.Sort(held)
+		for _, p := range obs {
+			observed[i] = append(observed[i], d[p])
+		}
+		for _, p := range held {
+			heldOut[i] = append(heldOut[i], d[p])
+		}
+	}
+	return observed, heldOut
 }

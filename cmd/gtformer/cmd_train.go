@@ -266,8 +266,8 @@ func printMetrics(w io.Writer, res *evaluate.Result) {
 		}
 		return fmt.Sprintf("%.2f", *p)
 	}
-	fmt.Fprintf(w, "\ntest: kNN Micro-F1 %s  Macro-F1 %s  supervised Micro-F1 %s  Macro-F1 %s  link AUC %s  log-perplexity %s\n",
-		f(t.KNNMicroF1), f(t.KNNMacroF1), f(t.SupMicroF1), f(t.SupMacroF1), f(t.LinkAUC), f(t.LogPerplexity))
+	fmt.Fprintf(w, "\ntest: kNN Micro-F1 %s  Macro-F1 %s  supervised Micro-F1 %s  Macro-F1 %s  link AUC %s  log-perplexity %s (completion %s)\n",
+		f(t.KNNMicroF1), f(t.KNNMacroF1), f(t.SupMicroF1), f(t.SupMacroF1), f(t.LinkAUC), f(t.LogPerplexity), f(t.LogPerplexityCompletion))
 	fmt.Fprintf(w, "topics: %d in %d levels %v  NPMI %.3f (%s)  diversity %.3f\n",
 		res.Topics.Count, res.Topics.Depth, res.Topics.PerLevel, res.Topics.NPMI, res.Topics.NPMIRef, res.Topics.Diversity)
 }
