@@ -16,11 +16,11 @@ import (
 // Test holds the test-split metrics (F1 and AUC in percent); pointers are nil
 // when not applicable (no labels, unsupervised, no test links).
 type Test struct {
-	KNNMicroF1    *float64 `json:"knn_micro_f1,omitempty"`
-	KNNMacroF1    *float64 `json:"knn_macro_f1,omitempty"`
-	SupMicroF1    *float64 `json:"sup_micro_f1,omitempty"`
-	SupMacroF1    *float64 `json:"sup_macro_f1,omitempty"`
-	LinkAUC       *float64 `json:"link_auc,omitempty"`
+	KNNMicroF1 *float64 `json:"knn_micro_f1,omitempty"`
+	KNNMacroF1 *float64 `json:"knn_macro_f1,omitempty"`
+	SupMicroF1 *float64 `json:"sup_micro_f1,omitempty"`
+	SupMacroF1 *float64 `json:"sup_macro_f1,omitempty"`
+	LinkAUC    *float64 `json:"link_auc,omitempty"`
 	// LogPerplexity is the perplexity exponent of the test documents with θ
 	// inferred from each whole document (the paper's form);
 	// LogPerplexityCompletion the document-completion form: θ inferred from
