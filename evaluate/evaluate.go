@@ -30,7 +30,8 @@ type Test struct {
 	LogPerplexityCompletion *float64 `json:"log_perplexity_completion,omitempty"`
 }
 
-// Topics holds the topic-quality metrics.
+// Topics holds the topic-quality metrics (package metrics defines each,
+// with its source). Fractions, not percent.
 type Topics struct {
 	Count     int     `json:"count"`
 	Depth     int     `json:"depth"`
@@ -38,6 +39,25 @@ type Topics struct {
 	NPMI      float64 `json:"npmi"`
 	NPMIRef   string  `json:"npmi_reference"`
 	Diversity float64 `json:"diversity"`
+
+	// LevelShare is each level's share of the training documents' words,
+	// root first (sums to 1); Specialization each level's mean
+	// 1 − cos(β_t, corpus word distribution), root first.
+	LevelShare     []float64 `json:"level_share,omitempty"`
+	Specialization []float64 `json:"specialization,omitempty"`
+	// NPMIPerLevel and DiversityPerLevel are NPMI (top 10) and topic
+	// diversity (top 25) over each level's topics, root first.
+	NPMIPerLevel      []float64 `json:"npmi_per_level,omitempty"`
+	DiversityPerLevel []float64 `json:"diversity_per_level,omitempty"`
+	// The hierarchy's affinity and diversity (metrics.Affinity); absent
+	// where the tree has no such pairs.
+	PCC  *float64 `json:"pcc,omitempty"`
+	PCD  *float64 `json:"pcd,omitempty"`
+	SD   *float64 `json:"sd,omitempty"`
+	PnCD *float64 `json:"pncd,omitempty"`
+	// RecoveryNMI is set for a corpus with a planted tree (the built-in
+	// one): NMI between the planted leaves and the learned paths (Recovery).
+	RecoveryNMI *float64 `json:"recovery_nmi,omitempty"`
 }
 
 // Result is everything evaluate computes, plus the embeddings it used.
@@ -80,7 +100,7 @@ func Run(m *model.Model, g *corpus.Graph, s *corpus.Split, in *model.Inputs, opt
 	res := &Result{Emb: emb}
 	res.Test = Score(m, g, s, emb, opt.K)
 	res.Test.LogPerplexityCompletion = ptr(Completion(m, g, s, opt))
-	res.Topics = TopicQuality(m, g, s)
+	res.Topics = TopicQuality(m, g, s, emb, in.Len)
 	return res
 }
 
@@ -194,23 +214,62 @@ func LinkScore(m *model.Model, emb *model.Embeddings) metrics.ScoreFunc {
 }
 
 // TopicQuality computes NPMI (top-10 words, document co-occurrence over the
-// training documents), diversity (top-25) and the tree's shape.
-func TopicQuality(m *model.Model, g *corpus.Graph, s *corpus.Split) Topics {
+// training documents), diversity (top-25), the tree's shape, and the
+// hierarchy's measures: level shares over the training documents' θ (emb,
+// indexed by document; lengths[d] = |d|), specialization against the
+// training documents' word distribution, NPMI and diversity per level, and
+// the affinity measures (metrics.Affinity).
+func TopicQuality(m *model.Model, g *corpus.Graph, s *corpus.Split, emb *model.Embeddings, lengths []int) Topics {
 	tab := m.Topics.Tables()
 	beta := m.Beta()
 	top10 := metrics.TopWords(beta, tab.T, metrics.DefaultNPMIWords)
+	top25 := metrics.TopWords(beta, tab.T, metrics.DefaultDiversityWords)
 	ref := metrics.NewReference("training documents", metrics.Subset(g, s.Train))
 	_, npmi := ref.NPMI(top10, metrics.DefaultNPMIWords)
 	per := make([]int, tab.Depth)
 	for _, l := range tab.Level {
 		per[l]++
 	}
-	return Topics{
-		Count:     tab.T,
-		Depth:     tab.Depth,
-		PerLevel:  per,
-		NPMI:      npmi,
-		NPMIRef:   ref.Name,
-		Diversity: metrics.TopicDiversity(metrics.TopWords(beta, tab.T, 25), 25),
+	h := metrics.Hierarchy{Parent: make([]int, tab.T), Level: make([]int, tab.T)}
+	for r := range tab.T {
+		h.Parent[r], h.Level[r] = int(tab.Parent[r]), int(tab.Level[r])
 	}
+	theta := rows(emb.Theta, emb.Topics, s.Train)
+	lens := make([]int, len(s.Train))
+	for i, d := range s.Train {
+		lens[i] = lengths[d]
+	}
+	aff := ref.HierarchyAffinity(top10, h)
+	return Topics{
+		Count:             tab.T,
+		Depth:             tab.Depth,
+		PerLevel:          per,
+		NPMI:              npmi,
+		NPMIRef:           ref.Name,
+		Diversity:         metrics.TopicDiversity(top25, metrics.DefaultDiversityWords),
+		LevelShare:        metrics.LevelShares(theta, lens, h),
+		Specialization:    metrics.Specialization(beta, unigram(g, s.Train), h),
+		NPMIPerLevel:      metrics.PerLevel(top10, h, func(ts [][]int32) float64 { _, v := ref.NPMI(ts, metrics.DefaultNPMIWords); return v }),
+		DiversityPerLevel: metrics.PerLevel(top25, h, func(ts [][]int32) float64 { return metrics.TopicDiversity(ts, metrics.DefaultDiversityWords) }),
+		PCC:               ptr(aff.PCC),
+		PCD:               ptr(aff.PCD),
+		SD:                ptr(aff.SD),
+		PnCD:              ptr(aff.PnCD),
+	}
+}
+
+// unigram returns the word distribution of docs (V).
+func unigram(g *corpus.Graph, docs []int32) []float64 {
+	u := make([]float64, len(g.Vocab))
+	var n float64
+	for _, d := range docs {
+		for _, w := range g.Doc(int(d)) {
+			u[w]++
+			n++
+		}
+	}
+	for w := range u {
+		u[w] /= max(n, 1)
+	}
+	return u
 }

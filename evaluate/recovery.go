@@ -1,7 +1,10 @@
 package evaluate
 
 import (
+	"cmp"
+	"maps"
 	"math"
+	"slices"
 
 	"github.com/gtformer/gtformer/model"
 )
@@ -46,10 +49,12 @@ func Recovery(m *model.Model, emb *model.Embeddings, planted []int32) float64 {
 			pp[l] += q
 		}
 	}
+	// Sums run over sorted keys: map order is random, and the same model
+	// must report the same figure to the last bit.
 	h := func(p map[int32]float64) float64 {
 		var e float64
-		for _, v := range p {
-			if v > 0 {
+		for _, k := range slices.Sorted(maps.Keys(p)) {
+			if v := p[k]; v > 0 {
 				e -= v * math.Log(v)
 			}
 		}
@@ -60,8 +65,11 @@ func Recovery(m *model.Model, emb *model.Embeddings, planted []int32) float64 {
 		return 1
 	}
 	var mi float64
-	for k, v := range joint {
-		if v > 0 {
+	keys := slices.SortedFunc(maps.Keys(joint), func(a, b [2]int32) int {
+		return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1]))
+	})
+	for _, k := range keys {
+		if v := joint[k]; v > 0 {
 			mi += v * math.Log(v/(pa[k[0]]*pp[k[1]]))
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/gtformer/gtformer/outputs"
 )
@@ -116,6 +117,32 @@ var Metrics = []Metric{
 	}},
 	{"npmi", "NPMI (%)", 1, false, func(m *outputs.Metrics) (float64, bool) { return 100 * m.Topics.NPMI, m.Topics.Count > 0 }},
 	{"diversity", "diversity", 3, false, func(m *outputs.Metrics) (float64, bool) { return m.Topics.Diversity, m.Topics.Count > 0 }},
+	{"level_share_min", "smallest level share", 3, false, func(m *outputs.Metrics) (float64, bool) {
+		ls := m.Topics.LevelShare
+		if len(ls) == 0 {
+			return 0, false
+		}
+		return slices.Min(ls), true
+	}},
+	{"specialization_root", "specialization, root", 3, false, func(m *outputs.Metrics) (float64, bool) {
+		sp := m.Topics.Specialization
+		if len(sp) == 0 {
+			return 0, false
+		}
+		return sp[0], true
+	}},
+	{"specialization_deepest", "specialization, deepest level", 3, false, func(m *outputs.Metrics) (float64, bool) {
+		sp := m.Topics.Specialization
+		if len(sp) == 0 {
+			return 0, false
+		}
+		return sp[len(sp)-1], true
+	}},
+	{"pcc", "PCC (%)", 1, false, func(m *outputs.Metrics) (float64, bool) { v, ok := ptrValue(m.Topics.PCC); return 100 * v, ok }},
+	{"pcd", "PCD", 3, false, func(m *outputs.Metrics) (float64, bool) { return ptrValue(m.Topics.PCD) }},
+	{"sd", "SD", 3, false, func(m *outputs.Metrics) (float64, bool) { return ptrValue(m.Topics.SD) }},
+	{"pncd", "PnCD", 3, false, func(m *outputs.Metrics) (float64, bool) { return ptrValue(m.Topics.PnCD) }},
+	{"recovery_nmi", "planted tree recovery NMI", 3, false, func(m *outputs.Metrics) (float64, bool) { return ptrValue(m.Topics.RecoveryNMI) }},
 	{"topics", "topics", 1, false, func(m *outputs.Metrics) (float64, bool) { return float64(m.Topics.Count), m.Topics.Count > 0 }},
 	{"depth", "depth", 1, false, func(m *outputs.Metrics) (float64, bool) { return float64(m.Topics.Depth), m.Topics.Count > 0 }},
 	{"train_seconds", "train time (s)", 1, false, func(m *outputs.Metrics) (float64, bool) { return m.TrainSeconds, m.TrainSeconds > 0 }},

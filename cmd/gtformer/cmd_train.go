@@ -212,6 +212,14 @@ Prints the learned topic tree and the test metrics; writes the outputs to
 		BLAS: tensor.BLASName(), DocsPerSec: dps,
 	}
 	met.KeptEpoch, met.Valid = tr.Kept()
+	if d.path == "" {
+		// The built-in corpus knows its planted tree: how much of it the
+		// learned paths recover goes into metrics.json.
+		if _, truth, err := synth.Generate(synth.Default()); err == nil && len(truth.Leaf) == g.NumDocs() {
+			nmi := evaluate.Recovery(tr.Model, res.Emb, truth.Leaf)
+			res.Topics.RecoveryNMI = &nmi
+		}
+	}
 	if err := outputs.Write(*out, tr.Model, opt.Seed, g, tr.In, res, met); err != nil {
 		return err
 	}
@@ -225,12 +233,8 @@ Prints the learned topic tree and the test metrics; writes the outputs to
 		return err
 	}
 	printMetrics(stdout, res)
-	if d.path == "" {
-		// The built-in corpus knows its planted tree: say how much of it
-		// the learned paths recover.
-		if _, truth, err := synth.Generate(synth.Default()); err == nil && len(truth.Leaf) == g.NumDocs() {
-			fmt.Fprintf(stdout, "planted tree recovery: NMI %.3f between planted leaves and learned paths (soft: paths drawn from each document's π)\n", evaluate.Recovery(tr.Model, res.Emb, truth.Leaf))
-		}
+	if r := res.Topics.RecoveryNMI; r != nil {
+		fmt.Fprintf(stdout, "planted tree recovery: NMI %.3f between planted leaves and learned paths (soft: paths drawn from each document's π)\n", *r)
 	}
 	fmt.Fprintf(stdout, "outputs in %s (%.0f s of training)\n", *out, secs)
 	return nil
@@ -268,6 +272,9 @@ func printMetrics(w io.Writer, res *evaluate.Result) {
 	}
 	fmt.Fprintf(w, "\ntest: kNN Micro-F1 %s  Macro-F1 %s  supervised Micro-F1 %s  Macro-F1 %s  link AUC %s  log-perplexity %s (completion %s)\n",
 		f(t.KNNMicroF1), f(t.KNNMacroF1), f(t.SupMicroF1), f(t.SupMacroF1), f(t.LinkAUC), f(t.LogPerplexity), f(t.LogPerplexityCompletion))
+	tq := res.Topics
 	fmt.Fprintf(w, "topics: %d in %d levels %v  NPMI %.3f (%s)  diversity %.3f\n",
-		res.Topics.Count, res.Topics.Depth, res.Topics.PerLevel, res.Topics.NPMI, res.Topics.NPMIRef, res.Topics.Diversity)
+		tq.Count, tq.Depth, tq.PerLevel, tq.NPMI, tq.NPMIRef, tq.Diversity)
+	fmt.Fprintf(w, "hierarchy: level share %.2f  specialization %.2f  NPMI per level %.3f  diversity per level %.2f  PCC %s  PCD %s  SD %s  PnCD %s\n",
+		tq.LevelShare, tq.Specialization, tq.NPMIPerLevel, tq.DiversityPerLevel, f(tq.PCC), f(tq.PCD), f(tq.SD), f(tq.PnCD))
 }
