@@ -46,6 +46,11 @@ type EpochLog struct {
 	ValidMacroF1 *float64 `json:"valid_knn_macro_f1,omitempty"`
 	ValidAUC     *float64 `json:"valid_link_auc,omitempty"`
 	ValidLogPerp *float64 `json:"valid_log_perplexity,omitempty"`
+	// ValidHalves score the validation documents in two halves (even and
+	// odd positions; links within each half): a rule that selects an epoch
+	// on one half can be judged on the other without the optimism of
+	// judging it where it selected.
+	ValidHalves []HalfScore `json:"valid_halves,omitempty"`
 	// LevelShare is the share of the training words at each level of the
 	// tree, root first (θ summed over a level's topics, weighted by
 	// document length), over the training documents outside validation.
@@ -531,7 +536,39 @@ func (t *Trainer) scoreValidation(rec *EpochLog) *model.Embeddings {
 	v := evaluate.Score(m, t.G, t.H, emb, metrics.DefaultK)
 	rec.ValidF1, rec.ValidMacroF1, rec.ValidSupF1 = v.KNNMicroF1, v.KNNMacroF1, v.SupMicroF1
 	rec.ValidAUC, rec.ValidLogPerp = v.LinkAUC, v.LogPerplexity
+	for half := range 2 {
+		hv := evaluate.Score(m, t.G, t.validHalf(half), emb, metrics.DefaultK)
+		rec.ValidHalves = append(rec.ValidHalves, HalfScore{KNNMicroF1: hv.KNNMicroF1, LinkAUC: hv.LinkAUC})
+	}
 	return emb
+}
+
+// HalfScore is the validation kNN Micro-F1 and link AUC of one half of the
+// validation documents.
+type HalfScore struct {
+	KNNMicroF1 *float64 `json:"knn_micro_f1,omitempty"`
+	LinkAUC    *float64 `json:"link_auc,omitempty"`
+}
+
+// validHalf returns H with its test side (the validation documents)
+// reduced to those at even (half 0) or odd (half 1) positions, and the
+// held-out links to those among them.
+func (t *Trainer) validHalf(half int) *corpus.Split {
+	h := *t.H
+	h.Test, h.TestLinks = nil, nil
+	in := make(map[int32]bool)
+	for i, d := range t.H.Test {
+		if i%2 == half {
+			h.Test = append(h.Test, d)
+			in[d] = true
+		}
+	}
+	for _, l := range t.H.TestLinks {
+		if in[l[0]] && in[l[1]] {
+			h.TestLinks = append(h.TestLinks, l)
+		}
+	}
+	return &h
 }
 
 // levelShare is EpochLog.LevelShare from embeddings indexed by document.
