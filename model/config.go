@@ -75,6 +75,14 @@ type Config struct {
 	// F·Skip, so the document's place starts where its propagated features
 	// put it and the encoder learns a correction.
 	FeatureSkip bool `json:"feature_skip,omitempty"`
+	// SkipGate is the initial value of a learned gate g on the encoder's
+	// path when FeatureSkip is set: log_o d = g·s·[CLS]·Proj + F·Skip. At
+	// 0 (ReZero, Bachlechner et al., 2021) a document starts exactly where
+	// its propagated features put it, so training begins at the
+	// training-free embedding and the encoder's contribution grows as the
+	// losses ask for it; at 1 the two paths start equal. A pointer so that
+	// unset means 1 (configs saved before the gate existed).
+	SkipGate *float32 `json:"skip_gate,omitempty"`
 
 	Tree TreeConfig `json:"tree"`
 
@@ -206,6 +214,7 @@ func (c *Config) Validate() error {
 	check(c.FeatureHops >= 0 && c.FeatureHops <= 8, "feature hops %d outside [0, 8]", c.FeatureHops)
 	check(c.FeatureDim >= 0, "feature dimension %d must be non-negative (0 means the width)", c.FeatureDim)
 	check(!c.FeatureSkip || c.FeatureHops > 0, "the feature skip needs hop features (feature hops > 0)")
+	check(c.SkipGate == nil || (c.FeatureSkip && !math.IsNaN(float64(*c.SkipGate)) && !math.IsInf(float64(*c.SkipGate), 0)), "the skip gate needs the feature skip and a finite value")
 	check(c.Neighbors >= 1, "neighbours %d must be positive", c.Neighbors)
 	check(c.Hops >= 0 && c.Hops <= 2, "hops %d: want 1 or 2 (0 means 1)", c.Hops)
 	check(finiteNonNeg(c.LambdaTopic) && finiteNonNeg(c.LambdaSup) && finiteNonNeg(c.LambdaLevel), "loss weights λ_topic=%g, λ_sup=%g, λ_level=%g must be finite and non-negative", c.LambdaTopic, c.LambdaSup, c.LambdaLevel)

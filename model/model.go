@@ -26,6 +26,9 @@ type Model struct {
 	// HopIn maps the hop features (Inputs.Hop, (K+1)m wide) into the [CLS]
 	// start, HopSkip into the final tangent (FeatureSkip); nil when unused.
 	HopIn, HopSkip *tensor.Tensor // ((K+1)m, n)
+	// SkipGate (1) scales the encoder's path in the final tangent when the
+	// features skip into it (Config.SkipGate); nil otherwise.
+	SkipGate *tensor.Tensor
 
 	Layers []*nn.TransformerLayer // L layers; layer 0 plain, 1..L-1 nested
 	Graph  []*graphAttention      // L-1: graph attention feeding layers 1..L-1
@@ -102,6 +105,11 @@ func New(cfg Config, seed uint64) (*Model, error) {
 		m.HopIn = hopMap("embed.hops", cfg, hrng)
 		if cfg.FeatureSkip {
 			m.HopSkip = hopMap("scale.skip", cfg, hrng)
+			m.SkipGate = tensor.Param("scale.gate", 1)
+			m.SkipGate.Data[0] = 1
+			if cfg.SkipGate != nil {
+				m.SkipGate.Data[0] = *cfg.SkipGate
+			}
 		}
 	}
 	for l := 0; l < cfg.Layers; l++ {
@@ -149,7 +157,7 @@ func (m *Model) Params() []*tensor.Tensor {
 	}
 	ps = append(ps, m.LogScale, m.Proj)
 	if m.HopSkip != nil {
-		ps = append(ps, m.HopSkip)
+		ps = append(ps, m.HopSkip, m.SkipGate)
 	}
 	ps = append(ps, m.Topics.Params()...)
 	if m.SupHidden != nil {
@@ -248,7 +256,7 @@ func (m *Model) forwardHop(tp *tensor.Tape, in *Inputs, centres []int32, hop []f
 	}
 	dF := m.toTangent(tp, clsOf(tp, h), s)
 	if m.HopSkip != nil {
-		dF = tp.Add(dF, tp.MatMul(bt.hop, m.HopSkip, false, false))
+		dF = tp.Add(scaleBy(tp, dF, m.SkipGate), tp.MatMul(bt.hop, m.HopSkip, false, false))
 	}
 	pts := m.M.ExpO(tp, dF)
 	return &Output{Tangent: dF, Points: pts, Theta: m.Topics.Theta(tp, pts, z, zh), Z: z, CLS: cls}

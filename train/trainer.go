@@ -543,6 +543,16 @@ func (t *Trainer) scoreValidation(rec *EpochLog) *model.Embeddings {
 	return emb
 }
 
+// HoldoutEmbeddings embeds, with the current weights, the training
+// documents outside validation and the validation documents, each through
+// its links to the former (as scoreValidation does), indexed by document id
+// (other rows zero). It reads nothing of the test split.
+func (t *Trainer) HoldoutEmbeddings() *model.Embeddings {
+	docs := slices.Concat(t.H.Train, t.H.Test)
+	slices.Sort(docs)
+	return t.embedTrain(docs).Scatter(docs, t.G.NumDocs())
+}
+
 // HalfScore is the validation kNN Micro-F1 and link AUC of one half of the
 // validation documents.
 type HalfScore struct {

@@ -8,8 +8,10 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/gtformer/gtformer/corpus"
 	"github.com/gtformer/gtformer/corpus/synth"
 	"github.com/gtformer/gtformer/evaluate"
+	"github.com/gtformer/gtformer/internal/atomicfile"
 	"github.com/gtformer/gtformer/model"
 	"github.com/gtformer/gtformer/outputs"
 	"github.com/gtformer/gtformer/tensor"
@@ -79,6 +81,15 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.FeatureHops, "feature-hops", c.FeatureHops, "graph-propagated [CLS] features: the document's latent-semantic tf-idf averaged over 0..K hops of its links (0: none)")
 	fs.IntVar(&c.FeatureDim, "feature-dim", c.FeatureDim, "dimensions of the latent semantic basis of --feature-hops (0: the width)")
 	fs.BoolVar(&c.FeatureSkip, "feature-skip", c.FeatureSkip, "add the propagated features to the final embedding too (the encoder learns a correction)")
+	fs.Func("skip-gate", "with --feature-skip: initial gate on the encoder's path in the final embedding (0: documents start where their propagated features put them; default 1)", func(v string) error {
+		var x float64
+		if _, err := fmt.Sscan(v, &x); err != nil {
+			return err
+		}
+		g := float32(x)
+		c.SkipGate = &g
+		return nil
+	})
 	fs.StringVar(&c.Tree.Mode, "tree", c.Tree.Mode, "topic tree: grow (grow and prune), fixed, or flat")
 	fs.IntVar(&c.Tree.InitDepth, "tree-depth", c.Tree.InitDepth, "levels of the initial tree")
 	fs.IntVar(&c.Tree.Branching, "tree-branching", c.Tree.Branching, "children per topic in the initial tree")
@@ -128,6 +139,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "gtformer-out", "output `DIR`: topics.json, topics.txt, doc_embeddings.npy, doc_topics.npy, metrics.json, weights, checkpoint/")
 	resume := fs.Bool("resume", false, "continue from DIR/checkpoint (same data and flags)")
 	quiet := fs.Bool("quiet", false, "no progress bar, only the result")
+	validOnly := fs.Bool("valid-only", false, "never read the test split: after training, write valid.json (the learning curve, the kept epoch's validation metrics and the topics' quality on the training documents) and topics.txt, and nothing else; for choosing settings")
 	describe(fs, stderr, "[--data PATH] [--out DIR] [--seed N] [--supervised] [flags]", `
 Trains GTFormer: a topic tree embedded by a hyperbolic doubly-recurrent
 network, hyperbolic graph attention, and a transformer that sees both in
@@ -201,6 +213,9 @@ Prints the learned topic tree and the test metrics; writes the outputs to
 		return err
 	}
 	secs := time.Since(began).Seconds()
+	if *validOnly {
+		return writeValidOnly(*out, stdout, tr, g, datasetName(g.Name, d.path), trainSeconds(tr.History, secs))
+	}
 	res := evaluate.Run(tr.Model, g, s, tr.In, evaluate.Options{MaxNbrs: opt.MaxNbrs, EmbedBatch: opt.EmbedBatch})
 	var dps float64
 	if n := len(tr.History); n > 0 {
@@ -277,4 +292,63 @@ func printMetrics(w io.Writer, res *evaluate.Result) {
 		tq.Count, tq.Depth, tq.PerLevel, tq.NPMI, tq.NPMIRef, tq.Diversity)
 	fmt.Fprintf(w, "hierarchy: level share %.2f  specialization %.2f  NPMI per level %.3f  diversity per level %.2f  PCC %s  PCD %s  SD %s  PnCD %s\n",
 		tq.LevelShare, tq.Specialization, tq.NPMIPerLevel, tq.DiversityPerLevel, f(tq.PCC), f(tq.PCD), f(tq.SD), f(tq.PnCD))
+}
+
+// ValidReport is valid.json: what a --valid-only run measured, without
+// reading the test split.
+type ValidReport struct {
+	Dataset      string           `json:"dataset"`
+	Seed         uint64           `json:"seed"`
+	TrainSeconds float64          `json:"train_seconds"`
+	Epochs       int              `json:"epochs"`
+	KeptEpoch    int              `json:"kept_epoch"`
+	Valid        *evaluate.Test   `json:"valid,omitempty"`
+	Topics       evaluate.Topics  `json:"topics"`
+	History      []train.EpochLog `json:"history"`
+	Config       model.Config     `json:"config"`
+	Options      train.Options    `json:"options"`
+}
+
+// writeValidOnly writes valid.json and topics.txt of a --valid-only run: the
+// topics' quality is measured on the training documents outside validation
+// (the holdout's), and nothing reads the test documents.
+func writeValidOnly(dir string, stdout io.Writer, tr *train.Trainer, g *corpus.Graph, name string, secs float64) error {
+	emb := tr.HoldoutEmbeddings()
+	rep := ValidReport{Dataset: name, Seed: tr.Opt.Seed, TrainSeconds: secs, Epochs: tr.State.Epoch,
+		History: tr.History, Config: tr.Model.Cfg, Options: tr.Opt}
+	rep.KeptEpoch, rep.Valid = tr.Kept()
+	rep.Topics = evaluate.TopicQuality(tr.Model, g, tr.H, emb, tr.In.Len)
+	if err := atomicfile.WriteJSON(filepath.Join(dir, "valid.json"), rep); err != nil {
+		return err
+	}
+	theta := make([]float32, 0, len(tr.H.Train)*emb.Topics)
+	lens := make([]int, 0, len(tr.H.Train))
+	for _, d := range tr.H.Train {
+		theta = append(theta, emb.Theta[int(d)*emb.Topics:int(d+1)*emb.Topics]...)
+		lens = append(lens, tr.In.Len[d])
+	}
+	topics := outputs.Topics(tr.Model, g, theta, lens)
+	if err := atomicfile.WriteFile(filepath.Join(dir, "topics.txt"), func(w io.Writer) error {
+		return outputs.WriteTopicsText(w, tr.Model, topics)
+	}); err != nil {
+		return err
+	}
+	if err := outputs.WriteTopicsText(stdout, tr.Model, topics); err != nil {
+		return err
+	}
+	f := func(p *float64) string {
+		if p == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%.2f", *p)
+	}
+	if v := rep.Valid; v != nil {
+		fmt.Fprintf(stdout, "\nvalidation (kept epoch %d): kNN Micro-F1 %s  Macro-F1 %s  link AUC %s  log-perplexity %s\n",
+			rep.KeptEpoch, f(v.KNNMicroF1), f(v.KNNMacroF1), f(v.LinkAUC), f(v.LogPerplexity))
+	}
+	tq := rep.Topics
+	fmt.Fprintf(stdout, "topics: %d in %d levels  NPMI %.3f (%s)  diversity %.3f  level share %.2f  specialization %.2f\n",
+		tq.Count, tq.Depth, tq.NPMI, tq.NPMIRef, tq.Diversity, tq.LevelShare, tq.Specialization)
+	fmt.Fprintf(stdout, "outputs in %s (valid.json, topics.txt; the test split was not read)\n", dir)
+	return nil
 }
