@@ -5,9 +5,13 @@
 package outputs
 
 import (
+	"bufio"
+	"cmp"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/gtformer/gtformer/corpus"
@@ -24,14 +28,32 @@ type Topic struct {
 	Level    int        `json:"level"`
 	Children []int      `json:"children"`
 	Words    []WordProb `json:"words"` // top 20 by β
-	Share    float64    `json:"share"` // s_t over the documents embedded
+	// LiftWords are the top 20 by relevance to the parent (LiftRelevance):
+	// what the topic says beyond what its parent already explains. Empty
+	// for the root.
+	LiftWords []WordProb `json:"lift_words,omitempty"`
+	Share     float64    `json:"share"` // s_t over the documents embedded
 }
 
-// WordProb is a word with its probability under a topic.
+// WordProb is a word with its probability under a topic and, in
+// LiftWords, its lift β_t(w)/β_parent(w).
 type WordProb struct {
 	Word   string  `json:"word"`
 	Weight float64 `json:"weight"`
+	Lift   float64 `json:"lift,omitempty"`
 }
+
+// LiftRelevance is λ in the relevance that ranks LiftWords,
+//
+//	r_t(w) = λ log β_t(w) + (1 − λ) log(β_t(w) / β_parent(w)),
+//
+// LDAvis's relevance (Sievert & Shirley, 2014) with the parent in place of
+// the corpus: λ = 1 is the ranking by weight, λ = 0 by lift alone (which
+// favours words too rare to read); their user study found λ ≈ 0.6 best.
+const LiftRelevance = 0.6
+
+// topWords is the number of words topics.json lists per topic.
+const topWords = 20
 
 // Metrics is metrics.json.
 type Metrics struct {
@@ -57,7 +79,9 @@ type Metrics struct {
 func Topics(m *model.Model, g *corpus.Graph, theta []float32, lengths []int) []Topic {
 	tab := m.Topics.Tables()
 	tree := m.Topics.Tree
-	words := m.TopicWords(20)
+	words := m.TopicWords(topWords)
+	beta := m.Beta()
+	V := len(beta) / tab.T
 	share := make([]float64, tab.T)
 	var total float64
 	for i, l := range lengths {
@@ -76,22 +100,128 @@ func Topics(m *model.Model, g *corpus.Graph, theta []float32, lengths []int) []T
 		for _, w := range words[r] {
 			t.Words = append(t.Words, WordProb{Word: g.Vocab[w.Word], Weight: float64(w.Weight)})
 		}
+		if p := tab.Parent[r]; p >= 0 {
+			bt, bp := beta[r*V:(r+1)*V], beta[int(p)*V:int(p+1)*V]
+			for _, w := range liftWords(bt, bp, topWords) {
+				t.LiftWords = append(t.LiftWords, WordProb{Word: g.Vocab[w], Weight: float64(bt[w]), Lift: float64(bt[w]) / float64(bp[w])})
+			}
+		}
 		out[r] = t
 	}
 	return out
 }
 
-// WriteTopicsText renders the tree indented, each topic with its share and
-// top-10 words.
-func WriteTopicsText(w io.Writer, m *model.Model, topics []Topic) error {
-	return m.Topics.Tree.Render(w, func(r int) string {
-		t := topics[r]
-		ws := make([]string, 0, 10)
-		for _, x := range t.Words[:min(10, len(t.Words))] {
-			ws = append(ws, x.Word)
+// liftWords returns the k words of highest relevance LiftRelevance of a
+// topic's distribution bt to its parent's bp, most relevant first (ties by
+// word id). Words of zero probability under either are skipped.
+func liftWords(bt, bp []float32, k int) []int {
+	type scored struct {
+		w int
+		r float64
+	}
+	var all []scored
+	for w := range bt {
+		if bt[w] <= 0 || bp[w] <= 0 {
+			continue
 		}
-		return fmt.Sprintf("(%.1f%%) %s", 100*t.Share, strings.Join(ws, " "))
-	})
+		lt := math.Log(float64(bt[w]))
+		all = append(all, scored{w, LiftRelevance*lt + (1-LiftRelevance)*(lt-math.Log(float64(bp[w])))})
+	}
+	slices.SortStableFunc(all, func(a, b scored) int { return cmp.Compare(b.r, a.r) })
+	out := make([]int, 0, k)
+	for _, s := range all[:min(k, len(all))] {
+		out = append(out, s.w)
+	}
+	return out
+}
+
+// TextOptions choose how WriteTopicsText lists a topic's words.
+type TextOptions struct {
+	// ByLift lists LiftWords (what the topic adds to its parent) instead
+	// of the words by weight.
+	ByLift bool
+}
+
+// textWords is the number of words per topic in topics.txt.
+const textWords = 10
+
+// WriteTopicsText renders the tree from topics alone (no model needed), one
+// line per topic, indented by level:
+//
+//	7 L2 (23.9%) network neural distribution · model algorithm
+//
+// id, level, share of the words, then the top-10 words by weight: first
+// those that the parent's top 10 does not hold, then, after "·", those it
+// does (the words the parent already explains, de-emphasised). With
+// ByLift the words are the top 10 of LiftWords (the root keeps its words
+// by weight).
+func WriteTopicsText(w io.Writer, topics []Topic, opt TextOptions) error {
+	byID := make(map[int]int, len(topics))
+	root := -1
+	for i, t := range topics {
+		byID[t.ID] = i
+		if t.Parent < 0 {
+			root = i
+		}
+	}
+	if root < 0 {
+		return fmt.Errorf("topics: no root among %d topics", len(topics))
+	}
+	bw := bufio.NewWriter(w)
+	stack := []int{root}
+	seen := make([]bool, len(topics))
+	for len(stack) > 0 {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[i] {
+			return fmt.Errorf("topics: topic %d is reached twice", topics[i].ID)
+		}
+		seen[i] = true
+		t := topics[i]
+		fmt.Fprintf(bw, "%s%d L%d (%.1f%%) %s\n", strings.Repeat("  ", t.Level), t.ID, t.Level, 100*t.Share, topicLine(t, topics, byID, opt))
+		for c := len(t.Children) - 1; c >= 0; c-- {
+			j, ok := byID[t.Children[c]]
+			if !ok {
+				return fmt.Errorf("topics: topic %d lists child %d, which is not among the topics", t.ID, t.Children[c])
+			}
+			stack = append(stack, j)
+		}
+	}
+	return bw.Flush()
+}
+
+// topicLine is a topic's words in topics.txt (see WriteTopicsText).
+func topicLine(t Topic, topics []Topic, byID map[int]int, opt TextOptions) string {
+	words := t.Words
+	if opt.ByLift && len(t.LiftWords) > 0 {
+		words = t.LiftWords
+	}
+	words = words[:min(textWords, len(words))]
+	p, ok := byID[t.Parent]
+	if !ok || opt.ByLift {
+		ws := make([]string, len(words))
+		for i, x := range words {
+			ws[i] = x.Word
+		}
+		return strings.Join(ws, " ")
+	}
+	inParent := map[string]bool{}
+	for _, x := range topics[p].Words[:min(textWords, len(topics[p].Words))] {
+		inParent[x.Word] = true
+	}
+	var own, shared []string
+	for _, x := range words {
+		if inParent[x.Word] {
+			shared = append(shared, x.Word)
+		} else {
+			own = append(own, x.Word)
+		}
+	}
+	line := strings.Join(own, " ")
+	if len(shared) > 0 {
+		line += " · " + strings.Join(shared, " ")
+	}
+	return strings.TrimSpace(line)
 }
 
 // Write writes all outputs of a trained and evaluated model into dir.
@@ -105,7 +235,7 @@ func Write(dir string, m *model.Model, seed uint64, g *corpus.Graph, in *model.I
 		return err
 	}
 	if err := atomicfile.WriteFile(filepath.Join(dir, "topics.txt"), func(w io.Writer) error {
-		return WriteTopicsText(w, m, topics)
+		return WriteTopicsText(w, topics, TextOptions{})
 	}); err != nil {
 		return fmt.Errorf("topics.txt: %w", err)
 	}

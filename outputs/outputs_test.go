@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -147,6 +148,7 @@ func checkTopicsJSON(t *testing.T, dir string, m *model.Model, g *corpus.Graph, 
 				t.Errorf("topic %d: weights not decreasing probabilities: %+v", tp.ID, tp.Words)
 			}
 		}
+		checkLiftWords(t, tp, r, m, g)
 		if want := share[r] / lenSum; math.Abs(tp.Share-want) > 1e-9 {
 			t.Errorf("topic %d share %g, want %g", tp.ID, tp.Share, want)
 		}
@@ -169,7 +171,8 @@ func checkTopicsJSON(t *testing.T, dir string, m *model.Model, g *corpus.Graph, 
 }
 
 // checkTopicsText parses topics.txt: one line per topic, depth-first,
-// indented two spaces per level, "id (share%) ten words".
+// indented two spaces per level, "id Llevel (share%) words [· words]":
+// the top-10 words by weight, those the parent's top 10 holds after "·".
 func checkTopicsText(t *testing.T, dir string, topics []outputs.Topic) {
 	t.Helper()
 	f, err := os.Open(filepath.Join(dir, "topics.txt"))
@@ -189,8 +192,8 @@ func checkTopicsText(t *testing.T, dir string, topics []outputs.Topic) {
 		body := strings.TrimLeft(line, " ")
 		indent := len(line) - len(body)
 		fields := strings.Fields(body)
-		if len(fields) != 12 {
-			t.Fatalf("line %q: want id, share and 10 words", line)
+		if len(fields) < 13 {
+			t.Fatalf("line %q: want id, level, share and 10 words", line)
 		}
 		id, err := strconv.Atoi(fields[0])
 		tp, ok := byID[id]
@@ -202,13 +205,41 @@ func checkTopicsText(t *testing.T, dir string, topics []outputs.Topic) {
 		if indent != 2*tp.Level {
 			t.Errorf("topic %d at level %d indented %d spaces", id, tp.Level, indent)
 		}
-		if want := fmt.Sprintf("(%.1f%%)", 100*tp.Share); fields[1] != want {
-			t.Errorf("topic %d share %s, want %s", id, fields[1], want)
+		if want := fmt.Sprintf("L%d", tp.Level); fields[1] != want {
+			t.Errorf("topic %d level %s, want %s", id, fields[1], want)
 		}
-		for i, w := range fields[2:] {
-			if w != tp.Words[i].Word {
-				t.Errorf("topic %d word %d is %q, want %q", id, i, w, tp.Words[i].Word)
+		if want := fmt.Sprintf("(%.1f%%)", 100*tp.Share); fields[2] != want {
+			t.Errorf("topic %d share %s, want %s", id, fields[2], want)
+		}
+		inParent := map[string]bool{}
+		if p, ok := byID[tp.Parent]; ok {
+			for _, w := range p.Words[:10] {
+				inParent[w.Word] = true
 			}
+		}
+		var own, shared, got []string
+		sep := false
+		for _, w := range fields[3:] {
+			switch {
+			case w == "·":
+				sep = true
+			case sep:
+				shared = append(shared, w)
+			default:
+				own = append(own, w)
+			}
+		}
+		got = append(own, shared...)
+		var wantOwn, wantShared []string
+		for _, w := range tp.Words[:10] {
+			if inParent[w.Word] {
+				wantShared = append(wantShared, w.Word)
+			} else {
+				wantOwn = append(wantOwn, w.Word)
+			}
+		}
+		if !slices.Equal(own, wantOwn) || !slices.Equal(shared, wantShared) || len(got) != 10 {
+			t.Errorf("topic %d lists %v · %v, want %v · %v", id, own, shared, wantOwn, wantShared)
 		}
 	}
 	if len(seen) != len(topics) || len(order) != len(topics) {
@@ -324,5 +355,90 @@ func checkMetrics(t *testing.T, dir string, supervised bool) {
 		if _, ok := topics[k].(float64); !ok {
 			t.Errorf("metrics.json topics lacks number %q: %v", k, topics)
 		}
+	}
+}
+
+// checkLiftWords checks a topic's lift words against β: none for the root;
+// otherwise 20 words in decreasing relevance 0.6 log β_t + 0.4 log(β_t/β_p),
+// each with its weight β_t(w) and lift β_t(w)/β_p(w), and no word outside
+// them more relevant than the last.
+func checkLiftWords(t *testing.T, tp outputs.Topic, r int, m *model.Model, g *corpus.Graph) {
+	t.Helper()
+	tab := m.Topics.Tables()
+	p := tab.Parent[r]
+	if p < 0 {
+		if len(tp.LiftWords) != 0 {
+			t.Errorf("the root lists lift words %v", tp.LiftWords)
+		}
+		return
+	}
+	beta := m.Beta()
+	V := len(g.Vocab)
+	bt, bp := beta[r*V:(r+1)*V], beta[int(p)*V:int(p+1)*V]
+	rel := func(w int) float64 {
+		return 0.6*math.Log(float64(bt[w])) + 0.4*math.Log(float64(bt[w])/float64(bp[w]))
+	}
+	if len(tp.LiftWords) != 20 {
+		t.Fatalf("topic %d lists %d lift words, want 20", tp.ID, len(tp.LiftWords))
+	}
+	idx := map[string]int{}
+	for w, s := range g.Vocab {
+		idx[s] = w
+	}
+	listed := map[int]bool{}
+	last := math.Inf(1)
+	for _, x := range tp.LiftWords {
+		w := idx[x.Word]
+		listed[w] = true
+		if x.Weight != float64(bt[w]) || math.Abs(x.Lift-float64(bt[w])/float64(bp[w])) > 1e-9*x.Lift {
+			t.Errorf("topic %d lift word %+v: β_t %g, β_parent %g", tp.ID, x, bt[w], bp[w])
+		}
+		if r := rel(w); r > last+1e-12 {
+			t.Errorf("topic %d: lift words not in decreasing relevance at %q", tp.ID, x.Word)
+		} else {
+			last = r
+		}
+	}
+	for w := range V {
+		if !listed[w] && rel(w) > last+1e-12 {
+			t.Errorf("topic %d: %q (relevance %g) is missing from the lift words (last %g)", tp.ID, g.Vocab[w], rel(w), last)
+		}
+	}
+}
+
+// TestWriteTopicsTextByLift renders a hand-made three-topic tree: the child
+// lists its own words first, then those of the parent's top 10 after "·";
+// by lift it lists its lift words; a child missing from the topics is an
+// error.
+func TestWriteTopicsTextByLift(t *testing.T) {
+	wp := func(ws ...string) []outputs.WordProb {
+		out := make([]outputs.WordProb, len(ws))
+		for i, w := range ws {
+			out[i] = outputs.WordProb{Word: w, Weight: 1 / float64(i+2)}
+		}
+		return out
+	}
+	topics := []outputs.Topic{
+		{ID: 0, Parent: -1, Level: 0, Children: []int{4}, Words: wp("the", "of", "model"), Share: 0.25},
+		{ID: 4, Parent: 0, Level: 1, Children: []int{}, Words: wp("model", "neural", "the", "network"), LiftWords: wp("neural", "network"), Share: 0.75},
+	}
+	for _, tc := range []struct {
+		opt  outputs.TextOptions
+		want string
+	}{
+		{outputs.TextOptions{}, "0 L0 (25.0%) the of model\n  4 L1 (75.0%) neural network · model the\n"},
+		{outputs.TextOptions{ByLift: true}, "0 L0 (25.0%) the of model\n  4 L1 (75.0%) neural network\n"},
+	} {
+		var b strings.Builder
+		if err := outputs.WriteTopicsText(&b, topics, tc.opt); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != tc.want {
+			t.Errorf("%+v: got\n%s\nwant\n%s", tc.opt, b.String(), tc.want)
+		}
+	}
+	topics[0].Children = []int{4, 9}
+	if err := outputs.WriteTopicsText(io.Discard, topics, outputs.TextOptions{}); err == nil || !strings.Contains(err.Error(), "child 9") {
+		t.Errorf("a missing child: error %v", err)
 	}
 }

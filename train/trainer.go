@@ -55,6 +55,13 @@ type EpochLog struct {
 	// tree, root first (θ summed over a level's topics, weighted by
 	// document length), over the training documents outside validation.
 	LevelShare []float64 `json:"level_share,omitempty"`
+	// Diagnostics of the validated state (not used to select it): the
+	// mean norm of log_o d over the validation documents, and their kNN
+	// Micro-F1 on log_o d instead of the hyperboloid coordinates (the two
+	// agree near the origin; far from it the coordinates' Euclidean
+	// distance stretches radial differences).
+	ValidRadius     float64  `json:"valid_radius,omitempty"`
+	ValidTangentKNN *float64 `json:"valid_tangent_knn_micro_f1,omitempty"`
 	// ValidSupF1 is the supervised head's Micro-F1 on the validation
 	// documents (supervised runs only).
 	ValidSupF1 *float64 `json:"valid_sup_micro_f1,omitempty"`
@@ -534,6 +541,7 @@ func (t *Trainer) scoreValidation(rec *EpochLog) *model.Embeddings {
 		return emb
 	}
 	v := evaluate.Score(m, t.G, t.H, emb, metrics.DefaultK)
+	t.diagnose(rec, emb)
 	rec.ValidF1, rec.ValidMacroF1, rec.ValidSupF1 = v.KNNMicroF1, v.KNNMacroF1, v.SupMicroF1
 	rec.ValidAUC, rec.ValidLogPerp = v.LinkAUC, v.LogPerplexity
 	for half := range 2 {
@@ -541,6 +549,39 @@ func (t *Trainer) scoreValidation(rec *EpochLog) *model.Embeddings {
 		rec.ValidHalves = append(rec.ValidHalves, HalfScore{KNNMicroF1: hv.KNNMicroF1, LinkAUC: hv.LinkAUC})
 	}
 	return emb
+}
+
+// diagnose fills rec's diagnostics (ValidRadius, ValidTangentKNN) from
+// the holdout's embeddings emb (indexed by document).
+func (t *Trainer) diagnose(rec *EpochLog, emb *model.Embeddings) {
+	n := emb.Width
+	var sum float64
+	for _, d := range t.H.Test {
+		var ss float64
+		for _, v := range emb.Tangent[int(d)*n : int(d+1)*n] {
+			ss += float64(v) * float64(v)
+		}
+		sum += math.Sqrt(ss)
+	}
+	if len(t.H.Test) > 0 {
+		rec.ValidRadius = sum / float64(len(t.H.Test))
+	}
+	if t.G.Labels == nil || len(t.H.Test) == 0 {
+		return
+	}
+	rowsOf := func(docs []int32) ([]float32, []int32) {
+		x := make([]float32, 0, len(docs)*n)
+		y := make([]int32, len(docs))
+		for i, d := range docs {
+			x = append(x, emb.Tangent[int(d)*n:int(d+1)*n]...)
+			y[i] = t.G.Labels[d]
+		}
+		return x, y
+	}
+	xTr, yTr := rowsOf(t.H.Train)
+	xTe, yTe := rowsOf(t.H.Test)
+	f1 := metrics.MicroF1(yTe, metrics.KNN(xTr, yTr, xTe, n, metrics.DefaultK))
+	rec.ValidTangentKNN = &f1
 }
 
 // HoldoutEmbeddings embeds, with the current weights, the training

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 
 	"github.com/gtformer/gtformer/corpus"
-	"github.com/gtformer/gtformer/model"
 	"github.com/gtformer/gtformer/npy"
 	"github.com/gtformer/gtformer/outputs"
 )
@@ -30,9 +29,13 @@ func runTopics(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("topics", "--model DIR", stderr)
 	dir := fs.String("model", "", "model `DIR` written by gtformer train --out")
 	asJSON := fs.Bool("json", false, "print topics.json instead of the indented tree")
-	describe(fs, stderr, "--model DIR [--json]", `
-Prints the learned topic tree, each topic with its share of the training words
-and its top-10 words (from DIR/topics.json, written by gtformer train).`)
+	byLift := fs.Bool("by-lift", false, "list each topic's words by relevance to its parent (what it adds to the parent) instead of by weight")
+	describe(fs, stderr, "--model DIR [--json] [--by-lift]", `
+Prints the learned topic tree from DIR/topics.json (written by gtformer
+train): each topic with its level, its share of the training words and its
+top-10 words, those that its parent's top 10 also holds last, after "·".
+--by-lift lists instead the words ranked by relevance to the parent,
+0.6·log β_t(w) + 0.4·log(β_t(w)/β_parent(w)) (LDAvis's relevance).`)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -55,14 +58,10 @@ and its top-10 words (from DIR/topics.json, written by gtformer train).`)
 	if err := json.Unmarshal(raw, &topics); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	m, _, err := model.Load(*dir)
-	if err != nil {
-		return err
+	if err := outputs.WriteTopicsText(stdout, topics, outputs.TextOptions{ByLift: *byLift}); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
-	if len(topics) != m.Topics.Tables().T {
-		return fmt.Errorf("%s lists %d topics, the model's tree has %d", path, len(topics), m.Topics.Tables().T)
-	}
-	return outputs.WriteTopicsText(stdout, m, topics)
+	return nil
 }
 
 func runEmbed(args []string, stdout, stderr io.Writer) error {

@@ -174,7 +174,7 @@ func TestModelCommandErrors(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(badTopics, "topics.json"), []byte(`[{"id": 0,`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(oneTopic, "topics.json"), []byte(`[{"id": 0, "parent": -1, "level": 0, "children": [], "words": [], "share": 1}]`), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(oneTopic, "topics.json"), []byte(`[{"id": 0, "parent": -1, "level": 0, "children": [3], "words": [], "share": 1}]`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	// A corpus of other words: its vocabulary is not the model's.
@@ -196,7 +196,7 @@ func TestModelCommandErrors(t *testing.T) {
 		{"topics extra argument", []string{"topics", "--model", dir, "extra"}, 2, `unexpected argument "extra"`},
 		{"topics missing dir", []string{"topics", "--model", filepath.Join(tmp, "nope")}, 1, "topics.json"},
 		{"topics damaged topics.json", []string{"topics", "--model", badTopics}, 1, filepath.Join(badTopics, "topics.json")},
-		{"topics count mismatch", []string{"topics", "--model", oneTopic}, 1, "lists 1 topics, the model's tree has 13"},
+		{"topics dangling child", []string{"topics", "--model", oneTopic}, 1, "topic 0 lists child 3, which is not among the topics"},
 		{"embed without --out", []string{"embed", "--model", dir}, 2, "--model and --out are required"},
 		{"embed without --model", []string{"embed", "--out", out}, 2, "--model and --out are required"},
 		{"embed zero batch", []string{"embed", "--model", dir, "--out", out, "--batch", "0"}, 2, "--batch and --max-nbrs must be positive"},

@@ -244,7 +244,7 @@ Prints the learned topic tree and the test metrics; writes the outputs to
 	if err := writeMap(*out, fmt.Sprintf("%s test documents (t-SNE of log_o d), seed %d", met.Dataset, opt.Seed), g, s, res.Emb, opt.Seed); err != nil {
 		return err
 	}
-	if err := outputs.WriteTopicsText(stdout, tr.Model, outputs.Topics(tr.Model, g, res.Emb.Theta, tr.In.Len)); err != nil {
+	if err := outputs.WriteTopicsText(stdout, outputs.Topics(tr.Model, g, res.Emb.Theta, tr.In.Len), outputs.TextOptions{}); err != nil {
 		return err
 	}
 	printMetrics(stdout, res)
@@ -329,11 +329,11 @@ func writeValidOnly(dir string, stdout io.Writer, tr *train.Trainer, g *corpus.G
 	}
 	topics := outputs.Topics(tr.Model, g, theta, lens)
 	if err := atomicfile.WriteFile(filepath.Join(dir, "topics.txt"), func(w io.Writer) error {
-		return outputs.WriteTopicsText(w, tr.Model, topics)
+		return outputs.WriteTopicsText(w, topics, outputs.TextOptions{})
 	}); err != nil {
 		return err
 	}
-	if err := outputs.WriteTopicsText(stdout, tr.Model, topics); err != nil {
+	if err := outputs.WriteTopicsText(stdout, topics, outputs.TextOptions{}); err != nil {
 		return err
 	}
 	f := func(p *float64) string {

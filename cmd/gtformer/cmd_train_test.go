@@ -43,7 +43,7 @@ func TestTrainBuiltinEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(out, string(txt)) || !strings.HasPrefix(out, "0 (") {
+	if !strings.HasPrefix(out, string(txt)) || !strings.HasPrefix(out, "0 L0 (") {
 		t.Errorf("stdout does not start with the tree of topics.txt:\n%s", out)
 	}
 	for _, want := range []string{"\ntest: kNN Micro-F1 ", "link AUC ", "log-perplexity ", "\ntopics: ", "outputs in " + dir} {
