@@ -163,6 +163,29 @@ type TreeConfig struct {
 	// the initial scale then vanishes for every topic, which sends all mass
 	// down the last path. 0: r and t stay as they are.
 	FDTrack float64 `json:"fd_track,omitempty"`
+	// FDContrast is the similarity q that the calibration of r and t
+	// (topicstart.Calibrate and Track) gives a document at the typical
+	// distance from its own leaf topic; it gives 1 − q at the typical
+	// distance from the others. 0 means DefaultContrast. Higher is
+	// sharper: the paths' stick-breaking then commits each document to
+	// one path.
+	FDContrast float64 `json:"fd_contrast,omitempty"`
+	// PruneBy is what growth compares with SPrune: "subtree" (the paper:
+	// the θ mass of the topic and its descendants) or "path" (the share of
+	// the words whose document's path runs through the topic,
+	// topictree.PathShares). Empty means "subtree".
+	PruneBy string `json:"prune_by,omitempty"`
+}
+
+// DefaultContrast is the calibration's contrast when FDContrast is 0.
+const DefaultContrast = 0.95
+
+// Contrast returns FDContrast, or DefaultContrast when it is 0.
+func (t *TreeConfig) Contrast() float64 {
+	if t.FDContrast == 0 {
+		return DefaultContrast
+	}
+	return t.FDContrast
 }
 
 // Default returns the default configuration (vocabulary and labels are
@@ -227,6 +250,8 @@ func (c *Config) Validate() error {
 	check(t.FDRadius >= 0 && !math.IsInf(t.FDRadius, 1), "Fermi-Dirac radius %g must be non-negative and finite", t.FDRadius)
 	check(t.FDTemp >= 0 && !math.IsInf(t.FDTemp, 1), "Fermi-Dirac temperature %g must be non-negative and finite (0 means 1)", t.FDTemp)
 	check(t.FDTrack >= 0 && t.FDTrack <= 1, "Fermi-Dirac tracking rate %g outside [0,1]", t.FDTrack)
+	check(t.FDContrast == 0 || (t.FDContrast > 0.5 && t.FDContrast < 1), "Fermi-Dirac calibration contrast %g outside (0.5, 1) (0 means %g)", t.FDContrast, DefaultContrast)
+	check(t.PruneBy == "" || t.PruneBy == "subtree" || t.PruneBy == "path", "prune by %q: want subtree or path", t.PruneBy)
 	check(t.SAdd >= 0 && t.SAdd <= 1, "s_add %g outside [0,1]", t.SAdd)
 	check(t.SPrune >= 0 && t.SPrune <= 1, "s_prune %g outside [0,1]", t.SPrune)
 	check(c.Vocab >= 1, "vocabulary size %d must be positive", c.Vocab)

@@ -66,10 +66,71 @@ func (a *ShareAccumulator) Reset() {
 	a.words = 0
 }
 
+// PathShares returns each topic's path share over documents with topic
+// distributions theta (N·T, dense row order, rows summing to one) and
+// lengths |d_i|: the share of the words whose document's path runs through
+// the topic,
+//
+//	p_t = Σ_i |d_i| π_i(t) / Σ_i |d_i|,  π_i(t) = Σ_{u ∈ sub(t)} θ_iu / Σ_{u: level(u) ≥ level(t)} θ_iu,
+//
+// where sub(t) is t and its descendants. π_i(t) is the probability of the
+// paths through t (reach_t in the stick-breaking): every path through t
+// puts the mass of its levels ≥ level(t) in sub(t), and all paths together
+// put exactly the mass of those levels in the topics at them, so the level
+// distribution cancels. Children's path shares sum to their parent's, the
+// root's is 1, and a leaf's is the share of documents that choose it,
+// however the levels share each document's words. A document whose mass
+// at levels ≥ level(t) is zero counts for no topic at that level.
+func PathShares(tab *Tables, theta []float32, lengths []int) []float64 {
+	T, D := tab.T, tab.Depth
+	if len(theta) != len(lengths)*T {
+		panic(fmt.Sprintf("topictree: PathShares: %d values for %d documents of %d topics", len(theta), len(lengths), T))
+	}
+	p := make([]float64, T)
+	sub := make([]float64, T)
+	tail := make([]float64, D+1)
+	var words float64
+	for i, n := range lengths {
+		if n <= 0 {
+			continue
+		}
+		w := float64(n)
+		words += w
+		row := theta[i*T : (i+1)*T]
+		clear(tail)
+		for t, v := range row {
+			sub[t] = float64(v)
+			tail[tab.Level[t]] += float64(v)
+		}
+		for l := D - 1; l >= 0; l-- {
+			tail[l] += tail[l+1]
+		}
+		for t := T - 1; t >= 1; t-- {
+			sub[tab.Parent[t]] += sub[t]
+		}
+		for t := range T {
+			if tl := tail[tab.Level[t]]; tl > 0 {
+				p[t] += w * sub[t] / tl
+			}
+		}
+	}
+	for t := range p {
+		p[t] /= max(words, 1)
+	}
+	return p
+}
+
 // UpdateOptions are the growth and pruning thresholds.
 type UpdateOptions struct {
 	Add   float64 // s_add: a non-leaf topic with s_t > Add gets one new child
 	Prune float64 // s_prune: a non-root topic whose subtree mass < Prune is removed with its subtree
+	// Path, when set (T, dense rows, from PathShares), is what Prune is
+	// compared with instead of the subtree mass: a topic is pruned when
+	// fewer than that share of the words' documents choose a path through
+	// it. Under a level prior that gives every level its share, a leaf's
+	// subtree mass is its path share times its level's share, so the
+	// paper's rule would prune specific topics that their documents need.
+	Path []float64
 	// GrowLeaves lets a leaf with s_t > Add get a first child (if the depth
 	// limit allows). Off by default, as in the paper, whose rule adds
 	// children only to non-leaf topics: then no topic ever gets deeper than
@@ -182,6 +243,17 @@ func (t *Tree) Update(s []float64, opt UpdateOptions) (UpdateResult, error) {
 	mass := append([]float64(nil), s...)
 	for r := tb.T - 1; r >= 1; r-- {
 		mass[tb.Parent[r]] += mass[r]
+	}
+	if opt.Path != nil {
+		if len(opt.Path) != tb.T {
+			return UpdateResult{}, fmt.Errorf("topictree: update: %d path shares for %d topics", len(opt.Path), tb.T)
+		}
+		for r, v := range opt.Path {
+			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+				return UpdateResult{}, fmt.Errorf("topictree: update: path share of topic %d is %v", tb.ID[r], v)
+			}
+		}
+		mass = opt.Path
 	}
 
 	var res UpdateResult

@@ -160,7 +160,7 @@ func TestUpdateCrafted(t *testing.T) {
 				}
 			}
 			opt := tc.opt
-			if opt == (UpdateOptions{}) {
+			if reflect.DeepEqual(opt, UpdateOptions{}) {
 				opt = DefaultUpdateOptions
 			}
 			oldIDs := tr.IDs()
@@ -377,5 +377,100 @@ func TestRemapRows(t *testing.T) {
 	}
 	if tr.Len() != 13 || tr.Has(5) || !tr.Has(13) {
 		t.Errorf("expected 5 removed and 13 added under 2: %v", tr.IDs())
+	}
+}
+
+// TestPathShares checks PathShares on a hand-computed document and, for
+// θ from the stick-breaking op with random similarities, its invariants:
+// the root's share is 1, children's shares sum to their parent's, and a
+// leaf's share is its path probability π (the same with any level
+// similarities).
+func TestPathShares(t *testing.T) {
+	tr, err := New(3, 2) // 0 → 1, 2; 1 → 3, 4; 2 → 5, 6
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := tr.Tables()
+	// π(3,4,5,6) = (0.2, 0.3, 0.5, 0), δ = (0.2, 0.3, 0.5).
+	theta := []float32{0.2, 0.15, 0.15, 0.1, 0.15, 0.25, 0}
+	got := PathShares(tab, theta, []int{7})
+	want := []float64{1, 0.5, 0.5, 0.2, 0.3, 0.5, 0}
+	for r := range want {
+		if math.Abs(got[r]-want[r]) > 1e-6 {
+			t.Fatalf("path shares %v, want %v", got, want)
+		}
+	}
+	// A second document of another length weighs in by its words.
+	got = PathShares(tab, append(theta, 0.5, 0, 0.5, 0, 0, 0, 0), []int{3, 1})
+	if math.Abs(got[1]-0.375) > 1e-6 || math.Abs(got[2]-0.625) > 1e-6 {
+		t.Fatalf("two documents: path shares %v, want topic 1 at 0.375 and 2 at 0.625", got)
+	}
+
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, lv := range []float32{0.01, 0.5, 0.99} {
+		N := 4
+		sT := tensor.New(N, tab.T)
+		for i := range sT.Data {
+			sT.Data[i] = float32(rng.Float64())
+		}
+		sL := tensor.New(N, 3)
+		for i := range sL.Data {
+			sL.Data[i] = lv
+		}
+		tp := tensor.NewTape()
+		tp.NoGrad = true
+		th := Theta(tp, tab, sT, sL)
+		for i := 0; i < N; i++ {
+			p := PathShares(tab, th.Data[i*tab.T:(i+1)*tab.T], []int{1})
+			if math.Abs(p[0]-1) > 1e-6 {
+				t.Fatalf("root path share %g", p[0])
+			}
+			for r := 1; r < tab.T; r++ {
+				var kids float64
+				for c := r + 1; c < tab.T; c++ {
+					if tab.Parent[c] == int32(r) {
+						kids += p[c]
+					}
+				}
+				if len(tr.Children(tab.ID[r])) > 0 && math.Abs(kids-p[r]) > 1e-5 {
+					t.Fatalf("level similarity %g: children of %d sum to %g, it has %g", lv, r, kids, p[r])
+				}
+			}
+			// π of leaf 3 by hand: σ₁ (first child of the root) × σ₃
+			// (first child of 1); of leaf 6: (1−σ₁)(1−σ₅).
+			s := sT.Data[i*tab.T : (i+1)*tab.T]
+			if want := float64(s[1]) * float64(s[3]); math.Abs(p[3]-want) > 1e-5 {
+				t.Fatalf("leaf 3: path share %g, π %g", p[3], want)
+			}
+			if want := (1 - float64(s[1])) * (1 - float64(s[5])); math.Abs(p[6]-want) > 1e-5 {
+				t.Fatalf("leaf 6: path share %g, π %g", p[6], want)
+			}
+		}
+	}
+}
+
+// TestUpdatePruneByPath: a leaf whose θ share is small because the levels
+// above hold most of its documents' words survives when pruning reads path
+// shares, and is pruned by the paper's subtree mass; path shares of the
+// wrong length are refused.
+func TestUpdatePruneByPath(t *testing.T) {
+	s := []float64{0.3, 0.15, 0.15, 0.04, 0.11, 0.11, 0.14} // leaf 3: subtree mass 0.04
+	path := []float64{1, 0.4, 0.6, 0.12, 0.28, 0.27, 0.33}  // but 12% of the documents choose it
+	for _, tc := range []struct {
+		path    []float64
+		removed bool
+	}{{nil, true}, {path, false}} {
+		tr, _ := New(3, 2)
+		res, err := tr.Update(s, UpdateOptions{Prune: 0.05, Path: tc.path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := slices.Contains(tr.IDs(), 3); got == tc.removed {
+			t.Errorf("path shares %v: topic 3 kept = %v; changes %v", tc.path, got, res.Changes)
+		}
+	}
+	tr, _ := New(3, 2)
+	if _, err := tr.Update(s, UpdateOptions{Prune: 0.05, Path: path[:3]}); err == nil {
+		t.Error("3 path shares for 7 topics accepted")
 	}
 }

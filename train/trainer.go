@@ -708,7 +708,11 @@ func (t *Trainer) growTree(emb *model.Embeddings) error {
 		return fmt.Errorf("tree update after epoch %d: %w", t.State.Epoch, err)
 	}
 	tc := m.Cfg.Tree
-	res, err := m.Topics.Tree.Update(shares, topictree.UpdateOptions{Add: tc.SAdd, Prune: tc.SPrune, GrowLeaves: tc.GrowLeaves})
+	uo := topictree.UpdateOptions{Add: tc.SAdd, Prune: tc.SPrune, GrowLeaves: tc.GrowLeaves}
+	if tc.PruneBy == "path" {
+		uo.Path = topictree.PathShares(m.Topics.Tables(), theta, lengths)
+	}
+	res, err := m.Topics.Tree.Update(shares, uo)
 	if err != nil {
 		return fmt.Errorf("tree update after epoch %d: %w", t.State.Epoch, err)
 	}
