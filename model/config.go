@@ -177,15 +177,17 @@ type TreeConfig struct {
 	PruneBy string `json:"prune_by,omitempty"`
 }
 
-// DefaultContrast is the calibration's contrast when FDContrast is 0.
-const DefaultContrast = 0.95
+// DefaultContrastLogit is logit q of the calibration's contrast when
+// FDContrast is 0: q = 1/(1+e⁻³) ≈ 0.953, t = (b−a)/6.
+const DefaultContrastLogit = 3
 
-// Contrast returns FDContrast, or DefaultContrast when it is 0.
-func (t *TreeConfig) Contrast() float64 {
+// ContrastLogit returns logit FDContrast = ln(q/(1−q)), or
+// DefaultContrastLogit when FDContrast is 0.
+func (t *TreeConfig) ContrastLogit() float64 {
 	if t.FDContrast == 0 {
-		return DefaultContrast
+		return DefaultContrastLogit
 	}
-	return t.FDContrast
+	return math.Log(t.FDContrast / (1 - t.FDContrast))
 }
 
 // Default returns the default configuration (vocabulary and labels are
@@ -250,7 +252,7 @@ func (c *Config) Validate() error {
 	check(t.FDRadius >= 0 && !math.IsInf(t.FDRadius, 1), "Fermi-Dirac radius %g must be non-negative and finite", t.FDRadius)
 	check(t.FDTemp >= 0 && !math.IsInf(t.FDTemp, 1), "Fermi-Dirac temperature %g must be non-negative and finite (0 means 1)", t.FDTemp)
 	check(t.FDTrack >= 0 && t.FDTrack <= 1, "Fermi-Dirac tracking rate %g outside [0,1]", t.FDTrack)
-	check(t.FDContrast == 0 || (t.FDContrast > 0.5 && t.FDContrast < 1), "Fermi-Dirac calibration contrast %g outside (0.5, 1) (0 means %g)", t.FDContrast, DefaultContrast)
+	check(t.FDContrast == 0 || (t.FDContrast > 0.5 && t.FDContrast < 1), "Fermi-Dirac calibration contrast %g outside (0.5, 1) (0: the default)", t.FDContrast)
 	check(t.PruneBy == "" || t.PruneBy == "subtree" || t.PruneBy == "path", "prune by %q: want subtree or path", t.PruneBy)
 	check(t.SAdd >= 0 && t.SAdd <= 1, "s_add %g outside [0,1]", t.SAdd)
 	check(t.SPrune >= 0 && t.SPrune <= 1, "s_prune %g outside [0,1]", t.SPrune)

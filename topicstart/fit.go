@@ -128,8 +128,8 @@ func Fit(m *model.Model, tangent []float32, in *model.Inputs, docs []int32, f Op
 // median over all document-leaf pairs, r = (a+b)/2 and
 // t = (b−a) / (2 logit q), so that a document at the typical distance from
 // its own topic has σ = q and at the typical distance from the others
-// σ = 1 − q, with q the contrast Cfg.Tree.FDContrast (default 0.95:
-// t ≈ (b−a)/6). It writes r and t into Cfg.Tree (so they are saved) and
+// σ = 1 − q, with q the contrast Cfg.Tree.FDContrast (default
+// 1/(1+e⁻³) ≈ 0.953: t = (b−a)/6). It writes r and t into Cfg.Tree (so they are saved) and
 // returns them.
 //
 // Why: the paper's σ = 1/(1+exp(d²)) is a fixed function of distance, but
@@ -153,7 +153,7 @@ func Calibrate(m *model.Model, tangent []float32) (r, t float64) {
 	d := tp.Alloc(false, N, n)
 	copy(d.Data, tangent[:N*n])
 	z, _ := m.Topics.Embeddings(tp)
-	if br, bt, ok := calibration(m.Topics.Tables(), m.M.PairSqDist(tp, m.M.ExpO(tp, d), z), m.Cfg.Tree.Contrast()); ok {
+	if br, bt, ok := calibration(m.Topics.Tables(), m.M.PairSqDist(tp, m.M.ExpO(tp, d), z), m.Cfg.Tree.ContrastLogit()); ok {
 		r, t = br, bt
 		m.SetSimilarity(r, t)
 	}
@@ -171,7 +171,7 @@ func Track(m *model.Model, points, z *tensor.Tensor) {
 	}
 	tp := tensor.NewTape()
 	tp.NoGrad = true
-	br, bt, ok := calibration(m.Topics.Tables(), m.M.PairSqDist(tp, points, z), m.Cfg.Tree.Contrast())
+	br, bt, ok := calibration(m.Topics.Tables(), m.M.PairSqDist(tp, points, z), m.Cfg.Tree.ContrastLogit())
 	if !ok {
 		return
 	}
@@ -184,7 +184,7 @@ func Track(m *model.Model, points, z *tensor.Tensor) {
 // over documents of the distance to the nearest leaf, b the median over
 // all document-leaf pairs. ok is false when there is nothing to calibrate
 // against (fewer than two leaves, or every leaf equally far).
-func calibration(tab *topictree.Tables, sq *tensor.Tensor, q float64) (r, temp float64, ok bool) {
+func calibration(tab *topictree.Tables, sq *tensor.Tensor, logitQ float64) (r, temp float64, ok bool) {
 	leaves := tab.Leaf
 	N, T := sq.Rows(), sq.Cols()
 	if N == 0 || len(leaves) < 2 {
@@ -204,7 +204,7 @@ func calibration(tab *topictree.Tables, sq *tensor.Tensor, q float64) (r, temp f
 	if !(b > a) || math.IsInf(b, 0) || math.IsNaN(a) {
 		return 0, 0, false
 	}
-	return (a + b) / 2, (b - a) / (2 * math.Log(q/(1-q))), true
+	return (a + b) / 2, (b - a) / (2 * logitQ), true
 }
 
 // median returns the median of x (reordering it).

@@ -185,6 +185,17 @@ func TestCalibrateSimilarity(t *testing.T) {
 	if err := m.Cfg.Validate(); err != nil {
 		t.Errorf("calibrated config does not validate: %v", err)
 	}
+	// A sharper contrast: σ = 0.99 at a, 0.01 at b, r unchanged.
+	m.Cfg.Tree.FDContrast = 0.99
+	r2, temp2 := Calibrate(m, docs)
+	sq.Data[0] = float32(a)
+	if s := float64(hnn.FermiDiracRT(tp, sq, r2, temp2).Data[0]); math.Abs(r2-r) > 1e-9*r || math.Abs(s-0.99) > 1e-5 {
+		t.Errorf("contrast 0.99: r = %v (was %v), σ at a = %v, want 0.99", r2, r, s)
+	}
+	sq.Data[0] = float32(b)
+	if s := float64(hnn.FermiDiracRT(tp, sq, r2, temp2).Data[0]); math.Abs(s-0.01) > 1e-5 {
+		t.Errorf("contrast 0.99: σ at b = %v, want 0.01", s)
+	}
 
 	// Nothing to calibrate against: a tree whose only leaf is the root.
 	cfg.Tree.InitDepth, cfg.Tree.MaxDepth = 1, 1
