@@ -175,6 +175,9 @@ type TreeConfig struct {
 	// the words whose document's path runs through the topic,
 	// topictree.PathShares). Empty means "subtree".
 	PruneBy string `json:"prune_by,omitempty"`
+	// KeepDepth keeps every path at the tree's depth through growth and
+	// pruning (topictree.UpdateOptions.KeepDepth).
+	KeepDepth bool `json:"keep_depth,omitempty"`
 }
 
 // DefaultContrastLogit is logit q of the calibration's contrast when

@@ -131,6 +131,16 @@ type UpdateOptions struct {
 	// subtree mass is its path share times its level's share, so the
 	// paper's rule would prune specific topics that their documents need.
 	Path []float64
+	// KeepDepth keeps every path at the tree's depth: additions go only
+	// to topics on the level above the deepest (so a new topic is a leaf
+	// at the deepest level), and pruning never removes all the children
+	// of a topic it keeps (the child of largest mass stays). Without it a
+	// new child of the root, say, is a leaf two levels above the others:
+	// under the level stick-breaking it takes the mass of every level
+	// below its own, and starts as an untrained topic holding several
+	// levels' words; and a kept topic whose children are all pruned
+	// becomes such a leaf.
+	KeepDepth bool
 	// GrowLeaves lets a leaf with s_t > Add get a first child (if the depth
 	// limit allows). Off by default, as in the paper, whose rule adds
 	// children only to non-leaf topics: then no topic ever gets deeper than
@@ -265,10 +275,24 @@ func (t *Tree) Update(s []float64, opt UpdateOptions) (UpdateResult, error) {
 	// 1. Prune. In dense order a removed topic's ancestors come first, so
 	// checking "parent still present" finds the top of each pruned subtree.
 	removed := make([]bool, tb.T)
+	var keep map[int]bool // KeepDepth: each topic's child of largest mass
+	if opt.KeepDepth {
+		keep = map[int]bool{}
+		best := map[int32]int{}
+		for r := 1; r < tb.T; r++ {
+			p := tb.Parent[r]
+			if b, ok := best[p]; !ok || mass[r] > mass[b] {
+				best[p] = r
+			}
+		}
+		for _, r := range best {
+			keep[r] = true
+		}
+	}
 	for r := 1; r < tb.T; r++ {
 		if removed[tb.Parent[r]] {
 			removed[r] = true
-		} else if mass[r] < opt.Prune {
+		} else if mass[r] < opt.Prune && !keep[r] {
 			removed[r] = true
 			t.detach(tb.ID[r])
 		}
@@ -290,6 +314,9 @@ func (t *Tree) Update(s []float64, opt UpdateOptions) (UpdateResult, error) {
 			continue
 		}
 		if len(n.children) >= t.lim.MaxChildren {
+			continue
+		}
+		if opt.KeepDepth && len(n.children) > 0 && n.level+2 != tb.Depth {
 			continue
 		}
 		c := t.attach(id)

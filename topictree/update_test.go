@@ -474,3 +474,38 @@ func TestUpdatePruneByPath(t *testing.T) {
 		t.Error("3 path shares for 7 topics accepted")
 	}
 }
+
+// TestUpdateKeepDepth: with KeepDepth the root gets no new child (it would
+// be a leaf two levels above the others) while the leaves' parents do, and
+// a kept topic whose children are all below the threshold keeps its
+// largest; without it the root grows and topic 1 becomes a leaf.
+func TestUpdateKeepDepth(t *testing.T) {
+	s := []float64{0.4, 0.2, 0.3, 0.01, 0.02, 0.04, 0.03} // leaves 3, 4 under 1: both tiny
+	for _, keep := range []bool{false, true} {
+		tr, _ := New(3, 2)
+		res, err := tr.Update(s, UpdateOptions{Add: 0.05, Prune: 0.025, KeepDepth: keep})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var under []int
+		for _, c := range res.Changes {
+			if c.Op == Added {
+				under = append(under, c.Parent)
+			}
+		}
+		slices.Sort(under)
+		has := func(id int) bool { return slices.Contains(tr.IDs(), id) }
+		if keep {
+			if !slices.Equal(under, []int{1, 2}) || has(3) || !has(4) {
+				t.Errorf("KeepDepth: additions under %v (want [1 2]), topics %v (want 4 kept, 3 pruned)", under, tr.IDs())
+			}
+			for _, id := range tr.IDs() {
+				if len(tr.Children(id)) == 0 && tr.Level(id) != 2 {
+					t.Errorf("KeepDepth left leaf %d at level %d", id, tr.Level(id))
+				}
+			}
+		} else if !slices.Equal(under, []int{0, 2}) || has(3) || has(4) {
+			t.Errorf("paper's rule: additions under %v (want [0 2]: 1 is a leaf after pruning), topics %v (want 3 and 4 pruned)", under, tr.IDs())
+		}
+	}
+}

@@ -708,7 +708,7 @@ func (t *Trainer) growTree(emb *model.Embeddings) error {
 		return fmt.Errorf("tree update after epoch %d: %w", t.State.Epoch, err)
 	}
 	tc := m.Cfg.Tree
-	uo := topictree.UpdateOptions{Add: tc.SAdd, Prune: tc.SPrune, GrowLeaves: tc.GrowLeaves}
+	uo := topictree.UpdateOptions{Add: tc.SAdd, Prune: tc.SPrune, GrowLeaves: tc.GrowLeaves, KeepDepth: tc.KeepDepth}
 	if tc.PruneBy == "path" {
 		uo.Path = topictree.PathShares(m.Topics.Tables(), theta, lengths)
 	}
