@@ -101,6 +101,7 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&c.Tree.FDTemp, "fd-temp", 1, "t in the document-topic similarity σ = 1/(1+exp((d² − r)/t)) (1: the paper's form; --topic-init fit sets it from the data)")
 	fs.Float64Var(&c.Tree.FDContrast, "fd-contrast", c.Tree.FDContrast, "with --topic-init fit: the similarity σ that the calibration of r and t gives a document at the typical distance from its own leaf (1 − σ from the others); higher commits documents more sharply to one path (0: 0.95)")
 	fs.StringVar(&c.Tree.PruneBy, "prune-by", c.Tree.PruneBy, "what growth compares with --s-prune: subtree (the topic's and its descendants' share of the words, the paper) or path (the share of the words whose document's path runs through the topic)")
+	fs.Float64Var(&c.Tree.Tau, "tau", c.Tree.Tau, "depth temperature base τ: topic t's word distribution is softmax(U·log_o z_t / τ^(1/(level+1))), flattest at the root")
 	fs.BoolVar(&c.Tree.KeepDepth, "keep-depth", c.Tree.KeepDepth, "growth keeps every path at the tree's depth: new topics only under the leaves' parents, and pruning keeps each kept topic's largest child")
 	fs.BoolVar(&c.Tree.Background, "background", c.Tree.Background, "decoder topics as deviations from the corpus's word frequencies (the root, with the flattest temperature, becomes the general words)")
 	fs.BoolVar(&c.Tree.GrowLeaves, "grow-leaves", false, "let leaves grow children (deepens the tree; not in the paper)")
