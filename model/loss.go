@@ -34,7 +34,7 @@ type Batch struct {
 
 // Parts are the loss terms of a step, for logging and the NaN guard.
 type Parts struct {
-	Graph, Topic, Level, Sup, Total float64
+	Graph, Topic, Level, Div, Sup, Total float64
 	// Out is the forward pass's output (the trainer's σ tracking reads the
 	// batch's document and topic points from it).
 	Out *Output
@@ -42,7 +42,7 @@ type Parts struct {
 
 // Names returns the parts' names and values in a fixed order.
 func (p Parts) Names() ([]string, []float64) {
-	return []string{"graph", "topic", "level", "sup", "total"}, []float64{p.Graph, p.Topic, p.Level, p.Sup, p.Total}
+	return []string{"graph", "topic", "level", "div", "sup", "total"}, []float64{p.Graph, p.Topic, p.Level, p.Div, p.Sup, p.Total}
 }
 
 // Loss runs the forward pass and returns L = L_graph + λ_topic·L_topic
@@ -67,8 +67,11 @@ func (m *Model) Loss(tp *tensor.Tape, in *Inputs, b *Batch, cache *Cache) (*tens
 	var parts Parts
 	parts.Graph = float64(lg.Data[0])
 
+	var beta *tensor.Tensor // (T,V), when a term needs it
+	if m.Cfg.LambdaTopic > 0 || m.Cfg.LambdaDiv > 0 {
+		beta = m.Topics.Beta(tp, out.Z)
+	}
 	if m.Cfg.LambdaTopic > 0 {
-		beta := m.Topics.Beta(tp, out.Z)              // (T,V)
 		p := tp.MatMul(out.Theta, beta, false, false) // (B,V) reconstructed word distribution
 		ptr, word, count := in.SubsetBoW(b.Centres)
 		lt := BowNLL(tp, p, ptr, word, count)
@@ -79,6 +82,12 @@ func (m *Model) Loss(tp *tensor.Tape, in *Inputs, b *Batch, cache *Cache) (*tens
 		ll := m.levelPrior(tp, out.Theta)
 		parts.Level = float64(ll.Data[0])
 		total = tp.Add(total, tp.Scale(ll, float32(m.Cfg.LambdaLevel)))
+	}
+	if m.Cfg.LambdaDiv > 0 {
+		if ld := m.overlap(tp, beta); ld != nil {
+			parts.Div = float64(ld.Data[0])
+			total = tp.Add(total, tp.Scale(ld, float32(m.Cfg.LambdaDiv)))
+		}
 	}
 	if m.Cfg.Supervised && m.Cfg.LambdaSup > 0 {
 		if len(b.Labels) != B {
@@ -147,4 +156,42 @@ func (m *Model) levelPrior(tp *tensor.Tape, theta *tensor.Tensor) *tensor.Tensor
 	}
 	kl := tp.MatMul(tp.Reshape(logq, 1, D), u, false, false) // −(1/D) Σ log q̄
 	return tp.AddScalar(tp.Reshape(kl, 1), -float32(math.Log(float64(D))))
+}
+
+// overlap returns the mean cosine similarity β_a·β_b / (‖β_a‖ ‖β_b‖) over
+// the tree's parent-child pairs and sibling pairs, for β (T,V); nil when
+// the tree has no such pair (a root alone). The cosine is dominated by
+// each distribution's most probable words, so lowering it moves a child's
+// top words off its parent's and its siblings'.
+//
+//	G = β βᵀ (T,T);  cos_ab = G_ab / √(G_aa G_bb)
+func (m *Model) overlap(tp *tensor.Tape, beta *tensor.Tensor) *tensor.Tensor {
+	tab := m.Topics.Tables()
+	T := tab.T
+	var a, b []int32
+	kids := make(map[int32][]int32)
+	for t := 1; t < T; t++ {
+		p := tab.Parent[t]
+		a, b = append(a, p), append(b, int32(t))
+		for _, s := range kids[p] {
+			a, b = append(a, s), append(b, int32(t))
+		}
+		kids[p] = append(kids[p], int32(t))
+	}
+	if len(a) == 0 {
+		return nil
+	}
+	g := tp.Reshape(tp.MatMul(beta, beta, false, true), T*T, 1)
+	idx := func(x, y []int32) []int32 {
+		out := make([]int32, len(x))
+		for i := range x {
+			out[i] = x[i]*int32(T) + y[i]
+		}
+		return out
+	}
+	gab := tp.Gather(g, idx(a, b))
+	gaa := tp.Gather(g, idx(a, a))
+	gbb := tp.Gather(g, idx(b, b))
+	cos := tp.Div(gab, tp.Sqrt(tp.Mul(gaa, gbb)))
+	return tp.Reshape(tp.Mean(cos), 1)
 }

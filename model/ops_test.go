@@ -309,3 +309,26 @@ func TestLossHasNoSideEffects(t *testing.T) {
 		}
 	}
 }
+
+// TestOverlap checks Model.overlap against hand-computed cosines on a root
+// with two children: pairs (root, 1), (root, 2) and the siblings (1, 2).
+func TestOverlap(t *testing.T) {
+	g := tinyGraph(9, 20, 3, 9, true, 1)
+	cfg := tinyConfig(g)
+	cfg.Tree.InitDepth, cfg.Tree.Branching, cfg.Tree.MaxDepth = 2, 2, 2
+	m, err := New(cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp := tensor.NewTape()
+	beta := tensor.FromData([]float32{
+		0.5, 0.5, 0, 0,
+		0.5, 0, 0.5, 0,
+		0, 0, 0.5, 0.5,
+	}, 3, 4)
+	got := m.overlap(tp, beta).Data[0]
+	// cos(0,1) = 0.25/0.5 = 0.5, cos(0,2) = 0, cos(1,2) = 0.5.
+	if want := float32(1.0 / 3); math.Abs(float64(got-want)) > 1e-6 {
+		t.Errorf("overlap %g, want %g", got, want)
+	}
+}

@@ -37,6 +37,7 @@ type EpochLog struct {
 	Graph float64 `json:"graph_loss"`
 	Topic float64 `json:"topic_loss"`
 	Level float64 `json:"level_loss,omitempty"`
+	Div   float64 `json:"div_loss,omitempty"`
 	Sup   float64 `json:"sup_loss"`
 	Total float64 `json:"total_loss"`
 	// Validation metrics, on the held-out validation documents (Holdout):
@@ -366,6 +367,7 @@ func (t *Trainer) epoch() (*EpochLog, error) {
 		rec.Graph += parts.Graph
 		rec.Topic += parts.Topic
 		rec.Level += parts.Level
+		rec.Div += parts.Div
 		rec.Sup += parts.Sup
 		rec.Total += parts.Total
 		docs += len(b.Centres)
@@ -387,6 +389,7 @@ func (t *Trainer) epoch() (*EpochLog, error) {
 	rec.Graph /= ns
 	rec.Topic /= ns
 	rec.Level /= ns
+	rec.Div /= ns
 	rec.Sup /= ns
 	rec.Total /= ns
 	rec.Seconds = time.Since(began).Seconds()
@@ -744,6 +747,9 @@ func (t *Trainer) logEpoch(r *EpochLog) {
 	}
 	if r.Level != 0 {
 		line += fmt.Sprintf(" level %.4f", r.Level)
+	}
+	if r.Div != 0 {
+		line += fmt.Sprintf(" overlap %.4f", r.Div)
 	}
 	line += fmt.Sprintf(")  topics %d  %.0f docs/s  %.1fs", r.Topics, r.DocsPerSec, r.Seconds)
 	if r.ValidF1 != nil {

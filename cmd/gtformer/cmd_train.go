@@ -109,6 +109,7 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.NoGraph, "no-graph-embedding", false, "ablation: layers 2..L do not see the graph embedding g_i")
 	fs.Float64Var(&c.LambdaTopic, "lambda-topic", c.LambdaTopic, "weight of the topic reconstruction loss")
 	fs.Float64Var(&c.LambdaSup, "lambda-sup", c.LambdaSup, "weight of the supervised loss")
+	fs.Float64Var(&c.LambdaDiv, "lambda-div", c.LambdaDiv, "weight of the topics' overlap: mean cosine similarity of the word distributions of parent-child and sibling pairs (0: none)")
 	fs.Float64Var(&c.LambdaLevel, "lambda-level", c.LambdaLevel, "weight of the level prior KL(uniform ‖ mean mass per level), which keeps every level of the tree in use (0: none)")
 	fs.IntVar(&c.Neighbors, "neighbors", c.Neighbors, "sampled neighbours per document (k)")
 	fs.IntVar(&c.Hops, "hops", max(c.Hops, 1), "graph hops the graph embedding reaches: 1 (the paper: neighbours enter through their own text) or 2 (neighbours nested over their own neighbours, from the cache; needs --nesting cache)")
