@@ -117,10 +117,10 @@ type Config struct {
 	// those its parent already explains and from its siblings', the
 	// parent-child and sibling diversity of hierarchical topic models
 	// (TraCo, Wu et al., 2024). 0: none.
-	LambdaDiv float64 `json:"lambda_div,omitempty"`
-	LambdaSup   float64 `json:"lambda_sup"` // used when Supervised
-	Supervised  bool    `json:"supervised"`
-	SupHidden   int     `json:"sup_hidden"` // hidden width of the classifier MLP
+	LambdaDiv  float64 `json:"lambda_div,omitempty"`
+	LambdaSup  float64 `json:"lambda_sup"` // used when Supervised
+	Supervised bool    `json:"supervised"`
+	SupHidden  int     `json:"sup_hidden"` // hidden width of the classifier MLP
 
 	NumLabels int `json:"num_labels"` // set from the data
 	Vocab     int `json:"vocab"`      // set from the data
