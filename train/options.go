@@ -73,6 +73,12 @@ type Options struct {
 	// are kept.
 	TopicRefit int `json:"topic_refit,omitempty"`
 
+	// Select is which state Run leaves the model in: "best" (the
+	// validated state of highest validation score, EpochLog.Score) or
+	// "last" (the final state; validation then only records the curve).
+	// Empty means "best".
+	Select string `json:"select,omitempty"`
+
 	ValidEvery int `json:"valid_every"` // epochs between validations (the last epoch always validates)
 	// ValidateStart scores the start (after the topic start, before the
 	// first step) as epoch 0 of the history, for the record.
@@ -125,6 +131,7 @@ func (o *Options) Validate() error {
 	check(o.WeightDecay >= 0 && o.Clip >= 0, "weight decay and clip must be non-negative")
 	check(o.DecoderLRScale >= 0 && !math.IsInf(o.DecoderLRScale, 0), "decoder learning-rate scale %g must be non-negative and finite", o.DecoderLRScale)
 	check(o.Nesting == "full" || o.Nesting == "cache", "nesting %q: want full or cache", o.Nesting)
+	check(o.Select == "" || o.Select == "best" || o.Select == "last", "select %q: want best or last", o.Select)
 	check(o.TopicInit == "fit" || o.TopicInit == "kmeans" || o.TopicInit == "random" || o.TopicInit == "", "topic init %q: want fit, kmeans or random", o.TopicInit)
 	check(o.TopicWarmup >= 0 && o.TopicWarmupBatch >= 0, "topic warm-up of %d steps × %d documents must be non-negative", o.TopicWarmup, o.TopicWarmupBatch)
 	check(o.TopicWarmupLR >= 0 && !math.IsInf(o.TopicWarmupLR, 0), "topic warm-up learning rate %g must be non-negative and finite", o.TopicWarmupLR)

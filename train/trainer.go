@@ -509,7 +509,9 @@ func (t *Trainer) maskTargets(b *model.Batch, links [][2]int32) {
 // the best state, and (when grow) updates the topic tree.
 func (t *Trainer) validate(rec *EpochLog, grow bool) error {
 	emb := t.scoreValidation(rec)
-	t.keepBest(rec)
+	if t.Opt.Select != "last" {
+		t.keepBest(rec)
+	}
 	if !grow {
 		return nil
 	}
