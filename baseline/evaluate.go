@@ -38,7 +38,10 @@ func ParseMethod(s string) (Method, error) {
 			return m, nil
 		}
 	}
-	return "", fmt.Errorf("unknown baseline method %q (want tfidf, tfidf-graph, glove-graph or tfidf-sign)", s)
+	if s == string(LDAMethod) {
+		return LDAMethod, nil
+	}
+	return "", fmt.Errorf("unknown baseline method %q (want tfidf, tfidf-graph, glove-graph, tfidf-sign or lda)", s)
 }
 
 // Embed computes the document vectors (N,Dim) of method m on g under split
@@ -58,6 +61,12 @@ func Embed(g *corpus.Graph, s *corpus.Split, m Method) (*Vectors, error) {
 		return Smooth(v, s, Hops), nil
 	case TFIDFSIGNMethod:
 		return SIGN(TFIDF(g, s), s, SIGNHops), nil
+	case LDAMethod:
+		r, err := FitLDA(g, s, LDAOptions{})
+		if err != nil {
+			return nil, err
+		}
+		return r.Theta, nil
 	}
 	return nil, fmt.Errorf("unknown baseline method %q", m)
 }
@@ -132,12 +141,17 @@ type Result struct {
 	Method  Method
 	Vectors *Vectors
 	Metrics Metrics
+	// Topics holds a topic model's scores (lda), nil for the others.
+	Topics  *TopicScores
 	Elapsed time.Duration // embedding and evaluation
 }
 
 // Run embeds g with method m and evaluates the vectors with metrics.DefaultK
-// neighbours.
+// neighbours; lda runs with its defaults (RunLDA).
 func Run(g *corpus.Graph, s *corpus.Split, m Method) (*Result, error) {
+	if m == LDAMethod {
+		return RunLDA(g, s, LDAOptions{})
+	}
 	start := time.Now()
 	v, err := Embed(g, s, m)
 	if err != nil {

@@ -104,9 +104,9 @@ func Run(m *model.Model, g *corpus.Graph, s *corpus.Split, in *model.Inputs, opt
 	return res
 }
 
-// CompletionSeed fixes the halves of the document-completion perplexity,
-// so every model is scored on the same words.
-const CompletionSeed = 0x636f6d70
+// CompletionSeed fixes the halves of the document-completion perplexity;
+// metrics owns it, so the baselines (package baseline) score the same words.
+const CompletionSeed = metrics.CompletionSeed
 
 // Completion returns the document-completion perplexity exponent of the
 // test documents: each is reduced to a random half of its words

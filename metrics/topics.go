@@ -231,6 +231,11 @@ func (r *Reference) NPMI(topics [][]int32, n int) (perTopic []float64, mean floa
 	return perTopic, mean / float64(counted)
 }
 
+// CompletionSeed fixes the halves of the document-completion perplexity
+// (CompletionSplit), so every model and baseline is scored on the same
+// words.
+const CompletionSeed = 0x636f6d70
+
 // CompletionSplit divides every document of docs into an observed and a
 // held-out half for document-completion perplexity (Wallach et al., 2009,
 // "Evaluation methods for topic models"; the held-out form most topic-model

@@ -6,29 +6,35 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/gtformer/gtformer/baseline"
 	"github.com/gtformer/gtformer/corpus"
+	"github.com/gtformer/gtformer/lda"
 	"github.com/gtformer/gtformer/metrics"
 )
 
 func init() {
 	register(&command{
 		name:    "baseline",
-		summary: "score training-free baselines (tf-idf, tf-idf + graph, GloVe + graph) by the paper's protocol",
+		summary: "score baselines (tf-idf, tf-idf + graph, GloVe + graph, LDA) by the paper's protocol",
 		run:     runBaseline,
 	})
 }
 
-const baselineSynopsis = "[--data PATH] [--method all|tfidf|tfidf-graph|glove-graph[,...]] [--k N] [--json]"
+const baselineSynopsis = "[--data PATH] [--method all|tfidf|tfidf-graph|glove-graph|tfidf-sign|lda[,...]] [--topics T] [--lda-iter N] [--seed N] [--valid] [--k N] [--json]"
 
 func runBaseline(args []string, stdout, stderr io.Writer) error {
 	var d dataFlags
 	fs := newFlagSet("baseline", baselineSynopsis, stderr)
 	d.register(fs)
-	methodFlag := fs.String("method", "all", "baselines to score, comma-separated: tfidf, tfidf-graph, glove-graph, or all (glove-graph only where the corpus has word vectors)")
+	methodFlag := fs.String("method", "all", "baselines to score, comma-separated: tfidf, tfidf-graph, glove-graph, tfidf-sign, lda, or all (glove-graph only where the corpus has word vectors)")
+	topics := fs.Int("topics", baseline.DefaultLDATopics, "lda: number of topics T")
+	ldaIter := fs.Int("lda-iter", lda.DefaultMaxIter, "lda: EM iterations of batch variational Bayes")
+	seed := fs.Uint64("seed", baseline.DefaultLDASeed, "lda: seed of the random starts (same seed, same numbers)")
+	export := fs.String("export", "", "lda: write its bags of words, topics, θ and scores into this folder (new, empty, or an earlier export), for checking against another implementation (scripts/lda_sklearn.py)")
 	k := fs.Int("k", metrics.DefaultK, "neighbours of the kNN classifier")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of a table")
 	onValid := fs.Bool("valid", false, "score the validation documents instead of the test documents, held out as in training: the other training documents are the reference and the only neighbours (the split's Holdout); what defaults are chosen on")
@@ -44,6 +50,17 @@ as a model, so a table shows what the model adds:
                document uses its links to training documents)
   glove-graph  each document's mean word vector, averaged likewise (needs
                word_embeddings_glove_300d.txt)
+  tfidf-sign   the mean of the L2-normalised tf-idf vectors of hops 0..3
+  lda          latent Dirichlet allocation (batch variational Bayes as
+               scikit-learn's, --topics topics, --lda-iter iterations,
+               --seed) fitted on the training documents' bags of words; a
+               document's vector is its topic mixture θ, inferred from its
+               words. Also scored as a topic model: NPMI of each topic's
+               top-10 words over the training documents, diversity of the
+               top-25, and the test log-perplexity with θ from each whole
+               document and in the document-completion form (θ from a
+               random half of each document's words, the same halves as
+               gtformer's evaluation, the other half scored)
 
 Metrics: kNN (Euclidean, fitted on the training documents, validation
 included) Micro-F1 and Macro-F1 on the test documents; link AUC per test
@@ -58,9 +75,18 @@ similarity, and by -squared Euclidean distance, averaged. In percent.`)
 	if *k < 1 {
 		return usagef("--k must be at least 1, got %d", *k)
 	}
+	if *topics < 1 {
+		return usagef("--topics must be at least 1, got %d", *topics)
+	}
+	if *ldaIter < 1 {
+		return usagef("--lda-iter must be at least 1, got %d", *ldaIter)
+	}
 	methods, all, err := parseMethods(*methodFlag)
 	if err != nil {
 		return usagef("--method: %v", err)
+	}
+	if *export != "" && !slices.Contains(methods, baseline.LDAMethod) {
+		return usagef("--export writes the lda baseline's files: give --method lda")
 	}
 	loadStart := time.Now()
 	g, err := d.load()
@@ -76,11 +102,25 @@ similarity, and by -squared Euclidean distance, averaged. In percent.`)
 		Data:        d.source(),
 		Split:       splitSummary(d.split, s),
 		K:           *k,
+		Scored:      "test",
 		Docs:        g.NumDocs(), Links: len(g.Links), Labels: g.NumLabels(),
+	}
+	if *onValid {
+		rep.Scored = "validation"
 	}
 	for _, m := range methods {
 		start := time.Now()
-		v, err := baseline.Embed(g, s, m)
+		var v *baseline.Vectors
+		var tm *baseline.TopicScores
+		var ldaRes *baseline.LDAResult
+		if m == baseline.LDAMethod {
+			ldaRes, err = baseline.FitLDA(g, s, baseline.LDAOptions{Topics: *topics, Iter: *ldaIter, Seed: *seed})
+			if ldaRes != nil {
+				v, tm = ldaRes.Theta, &ldaRes.Scores
+			}
+		} else {
+			v, err = baseline.Embed(g, s, m)
+		}
 		if errors.Is(err, baseline.ErrNoWordVectors) && all {
 			rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s: %v", m, err))
 			continue
@@ -89,12 +129,22 @@ similarity, and by -squared Euclidean distance, averaged. In percent.`)
 			return fmt.Errorf("%s: %s: %w", d.source(), m, err)
 		}
 		met := baseline.Evaluate(g, s, v, *k)
-		rep.Results = append(rep.Results, baselineRow{
+		row := baselineRow{
 			Method: string(m), Dim: v.Dim, Density: v.Density(),
 			MicroF1: num(met.MicroF1), MacroF1: num(met.MacroF1),
 			LinkAUC: num(met.LinkAUC), LinkAUCSqDist: num(met.LinkAUCSqDist), LinkDocs: met.LinkDocs,
 			Seconds: time.Since(start).Seconds(),
-		})
+		}
+		if tm != nil {
+			row.Topics = topicRowOf(tm, g.Vocab, *ldaIter, *seed)
+		}
+		if ldaRes != nil && *export != "" {
+			meta := ldaExport{Data: rep.Data, Split: rep.Split, Scored: rep.Scored, Topics: row.Topics}
+			if err := writeLDAExport(*export, g, s, ldaRes, meta); err != nil {
+				return err
+			}
+		}
+		rep.Results = append(rep.Results, row)
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
@@ -127,12 +177,14 @@ func parseMethods(list string) (ms []baseline.Method, all bool, err error) {
 
 // baselineReport is the --json output (and the table's content).
 type baselineReport struct {
-	Data    string        `json:"data"`
-	Docs    int           `json:"docs"`
-	Links   int           `json:"links"`
-	Labels  int           `json:"labels"`
-	Split   splitInfo     `json:"split"`
-	K       int           `json:"k"`
+	Data   string    `json:"data"`
+	Docs   int       `json:"docs"`
+	Links  int       `json:"links"`
+	Labels int       `json:"labels"`
+	Split  splitInfo `json:"split"`
+	K      int       `json:"k"`
+	// Scored names the documents scored: "test", or "validation" (--valid).
+	Scored  string        `json:"scored"`
 	Results []baselineRow `json:"results"`
 	Skipped []string      `json:"skipped,omitempty"`
 	// LoadSeconds is the time to read and split the corpus.
@@ -164,11 +216,44 @@ type baselineRow struct {
 	LinkAUCSqDist *float64 `json:"link_auc_neg_sq_dist"`
 	LinkDocs      int      `json:"link_docs"`
 	Seconds       float64  `json:"seconds"`
+	// Topics holds a topic model's scores (lda only).
+	Topics *topicRow `json:"topics,omitempty"`
 }
 
-// num maps NaN to nil, which JSON prints as null.
+// topicRow is a topic model's scores: NPMI and diversity as fractions,
+// log-perplexities in nats per word, null where they cannot be computed (no
+// test documents, a word of probability zero).
+type topicRow struct {
+	Count                   int        `json:"count"`
+	Iter                    int        `json:"iter"`
+	Seed                    uint64     `json:"seed"`
+	NPMI                    *float64   `json:"npmi"`
+	NPMIRef                 string     `json:"npmi_reference"`
+	Diversity               *float64   `json:"diversity"`
+	LogPerplexity           *float64   `json:"log_perplexity"`
+	LogPerplexityCompletion *float64   `json:"log_perplexity_completion"`
+	TopWords                [][]string `json:"top_words"` // each topic's top-10 words
+}
+
+func topicRowOf(s *baseline.TopicScores, vocab []string, iter int, seed uint64) *topicRow {
+	r := &topicRow{
+		Count: s.Topics, Iter: iter, Seed: seed,
+		NPMI: num(s.NPMI), NPMIRef: s.NPMIRef, Diversity: num(s.Diversity),
+		LogPerplexity: num(s.LogPerplexity), LogPerplexityCompletion: num(s.LogPerplexityCompletion),
+	}
+	for _, top := range s.Top {
+		words := make([]string, len(top))
+		for i, w := range top {
+			words[i] = vocab[w]
+		}
+		r.TopWords = append(r.TopWords, words)
+	}
+	return r
+}
+
+// num maps NaN and ±Inf to nil, which JSON prints as null.
 func num(x float64) *float64 {
-	if math.IsNaN(x) {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return nil
 	}
 	return &x
@@ -189,8 +274,28 @@ func (r baselineReport) writeText(w io.Writer) error {
 	for _, s := range r.Skipped {
 		fmt.Fprintf(w, "skipped %s\n", s)
 	}
+	for _, x := range r.Results {
+		if x.Topics == nil {
+			continue
+		}
+		tp := x.Topics
+		fmt.Fprintf(w, "\n%s as a topic model: %d topics, %d iterations, seed %d; NPMI (top 10, %s) %s, diversity (top 25) %s, %s log-perplexity %s, document completion %s\n",
+			x.Method, tp.Count, tp.Iter, tp.Seed, tp.NPMIRef, fraction(tp.NPMI, "%.1f%%", 100), fraction(tp.Diversity, "%.3f", 1),
+			r.Scored, fraction(tp.LogPerplexity, "%.3f", 1), fraction(tp.LogPerplexityCompletion, "%.3f", 1))
+		for t, words := range tp.TopWords {
+			fmt.Fprintf(w, "  topic %2d  %s\n", t, strings.Join(words, " "))
+		}
+	}
 	_, err := fmt.Fprintf(w, "\nloading took %.2fs; each method's time covers embedding and evaluation\n", r.LoadSeconds)
 	return err
+}
+
+// fraction formats x·scale with format, or "-" for nil.
+func fraction(x *float64, format string, scale float64) string {
+	if x == nil {
+		return "-"
+	}
+	return fmt.Sprintf(format, *x*scale)
 }
 
 func pct(x *float64) string {
