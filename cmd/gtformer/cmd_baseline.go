@@ -39,8 +39,9 @@ func runBaseline(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print one JSON object instead of a table")
 	onValid := fs.Bool("valid", false, "score the validation documents instead of the test documents, held out as in training: the other training documents are the reference and the only neighbours (the split's Holdout); what defaults are chosen on")
 	describe(fs, stderr, baselineSynopsis, `
-Scores training-free document representations on the same split and metrics
-as a model, so a table shows what the model adds:
+Scores baseline document representations (training-free ones, and LDA) on
+the same split and metrics as a model, so a table shows what the model adds
+(all: every one below; glove-graph only where the corpus has word vectors):
 
   tfidf        tf-idf vectors: idf from the training documents, smoothed
                (ln((1+n)/(1+df))+1), rows L2-normalised (scikit-learn's
@@ -65,7 +66,8 @@ as a model, so a table shows what the model adds:
 Metrics: kNN (Euclidean, fitted on the training documents, validation
 included) Micro-F1 and Macro-F1 on the test documents; link AUC per test
 document with a held-out link, ranking all other test documents by cosine
-similarity, and by -squared Euclidean distance, averaged. In percent.`)
+similarity, and by -squared Euclidean distance, averaged. In percent. With
+--valid, the validation documents take the test documents' place.`)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -156,10 +158,10 @@ similarity, and by -squared Euclidean distance, averaged. In percent.`)
 
 // parseMethods reads the --method list; all reports whether "all" asked for
 // every method (then a method the corpus cannot support is skipped, not an
-// error).
+// error). "all" includes lda: it takes seconds on ML.
 func parseMethods(list string) (ms []baseline.Method, all bool, err error) {
 	if strings.TrimSpace(list) == "all" {
-		return baseline.Methods, true, nil
+		return append(slices.Clone(baseline.Methods), baseline.LDAMethod), true, nil
 	}
 	seen := map[baseline.Method]bool{}
 	for _, name := range strings.Split(list, ",") {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -91,6 +92,9 @@ func TestBaselineUsage(t *testing.T) {
 		{[]string{"baseline", "--method", "bm25", "--data", "x"}, "unknown baseline method"},
 		{[]string{"baseline", "--k", "0", "--data", "x"}, "--k must be at least 1"},
 		{[]string{"baseline", "--data", "x", "extra"}, "unexpected argument"},
+		{[]string{"baseline", "--data", "x", "--topics", "0"}, "--topics must be at least 1"},
+		{[]string{"baseline", "--data", "x", "--lda-iter", "0"}, "--lda-iter must be at least 1"},
+		{[]string{"baseline", "--data", "x", "--method", "tfidf", "--export", "y"}, "give --method lda"},
 	} {
 		code, _, errs := runCmd(tc.args...)
 		if code != 2 || !strings.Contains(errs, tc.want) {
@@ -99,5 +103,103 @@ func TestBaselineUsage(t *testing.T) {
 	}
 	if code, _, errs := runCmd("baseline", "--data", filepath.Join(t.TempDir(), "missing")); code != 1 || !strings.Contains(errs, "missing") {
 		t.Errorf("missing data: exit %d, %q; want exit 1 naming the path", code, errs)
+	}
+}
+
+// TestBaselineCommandLDA runs --method lda on a small labelled corpus
+// written here: the JSON row carries the topic scores, the text shows the
+// topics, --export writes the files scripts/lda_sklearn.py reads (and
+// refuses a folder that holds something else), --valid scores the
+// validation documents.
+func TestBaselineCommandLDA(t *testing.T) {
+	dir := t.TempDir()
+	var contents, labels strings.Builder
+	for i := range 40 {
+		// Two themes: words 0-3 and 4-7, two documents of each in turn.
+		th := (i / 2) % 2
+		fmt.Fprintf(&contents, "%d %d %d %d %d\n", 4*th, 4*th+1, 4*th+(i%3), 4*th+3, 4*th+(i%4))
+		fmt.Fprintf(&labels, "%d\n", th)
+	}
+	files := map[string]string{
+		"voc.txt":      "graph\nnode\nedge\npath\noven\nflour\nbake\ndough\n",
+		"contents.txt": contents.String(),
+		"labels.txt":   labels.String(),
+		"links.txt":    "0 1\n2 3\n4 5\n6 7\n32 33\n34 35\n36 37\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exp := filepath.Join(t.TempDir(), "export")
+	code, out, errs := runCmd("baseline", "--data", dir, "--method", "lda", "--topics", "2", "--lda-iter", "20", "--seed", "4", "--json", "--export", exp)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rep baselineReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, out)
+	}
+	if len(rep.Results) != 1 || rep.Results[0].Topics == nil || rep.Scored != "test" {
+		t.Fatalf("results %+v, scored %q", rep.Results, rep.Scored)
+	}
+	r := rep.Results[0]
+	tp := r.Topics
+	if r.Dim != 2 || tp.Count != 2 || tp.Iter != 20 || tp.Seed != 4 || len(tp.TopWords) != 2 || len(tp.TopWords[0]) != 8 {
+		t.Errorf("lda row %+v, topics %+v", r, tp)
+	}
+	for name, v := range map[string]*float64{"npmi": tp.NPMI, "diversity": tp.Diversity, "log_perplexity": tp.LogPerplexity, "log_perplexity_completion": tp.LogPerplexityCompletion, "micro_f1": r.MicroF1} {
+		if v == nil {
+			t.Errorf("%s is null", name)
+		}
+	}
+	// The two themes are separable: kNN on θ gets every test document.
+	if r.MicroF1 != nil && *r.MicroF1 != 100 {
+		t.Errorf("Micro-F1 on θ = %v, want 100", *r.MicroF1)
+	}
+	var meta ldaExport
+	raw, err := os.ReadFile(filepath.Join(exp, ldaExportMarker))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &meta); err != nil || meta.Format != ldaExportFormat || meta.Vocab != 8 || meta.Fitted != 32 || *meta.Topics.NPMI != *tp.NPMI {
+		t.Errorf("export.json = %+v (%v)", meta, err)
+	}
+	train, err := os.ReadFile(filepath.Join(exp, "bags_train.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(strings.TrimSuffix(string(train), "\n"), "\n"); len(lines) != 32 || lines[0] != "0:3 1:1 3:1" {
+		t.Errorf("bags_train.txt: %d lines, first %q; want 32, \"0:3 1:1 3:1\"", len(lines), lines[0])
+	}
+	for _, name := range []string{"bags_scored.txt", "bags_observed.txt", "bags_heldout.txt", "beta.npy", "theta.npy", "theta_completion.npy"} {
+		if _, err := os.Stat(filepath.Join(exp, name)); err != nil {
+			t.Error(err)
+		}
+	}
+
+	// Text output, again into the same export folder (an earlier export),
+	// scoring the validation documents.
+	code, out, errs = runCmd("baseline", "--data", dir, "--method", "lda", "--topics", "2", "--lda-iter", "20", "--valid", "--export", exp)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"lda as a topic model: 2 topics, 20 iterations, seed 1", "validation log-perplexity", "topic  0 ", "topic  1 "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+
+	// A folder holding something else is refused, and left alone.
+	other := t.TempDir()
+	if err := os.WriteFile(filepath.Join(other, "notes.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = runCmd("baseline", "--data", dir, "--method", "lda", "--lda-iter", "2", "--export", other)
+	if code != 1 || !strings.Contains(errs, "holds no earlier export") {
+		t.Errorf("export into a foreign folder: exit %d, %q", code, errs)
+	}
+	if entries, _ := os.ReadDir(other); len(entries) != 1 {
+		t.Errorf("the foreign folder now holds %d entries", len(entries))
 	}
 }
