@@ -35,14 +35,7 @@ func TestFitLDA(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The same fit by hand: lda.Fit on the training bags.
-	bow := g.BoW()
-	var train lda.BagList
-	for _, d := range s.Train {
-		w, c := bow.Row(int(d))
-		train.Words = append(train.Words, w)
-		train.Counts = append(train.Counts, c)
-	}
-	m, err := lda.Fit(train, len(g.Vocab), 5, lda.Options{MaxIter: 20, Seed: 3})
+	m, err := lda.Fit(bagRows{g.BoW(), s.Train}, len(g.Vocab), 5, lda.Options{MaxIter: 20, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,14 +60,7 @@ func TestFitLDA(t *testing.T) {
 	_, npmi := metrics.NewReference("training documents", metrics.Subset(g, s.Train)).NPMI(top, 10)
 	perp := metrics.PerplexityExponent(r.ThetaTest, r.Beta, 5, metrics.Subset(g, s.Test))
 	obs, held := metrics.CompletionSplit(metrics.Subset(g, s.Test), metrics.CompletionSeed)
-	var half lda.BagList
-	hb := g.WithDocs(s.Test, obs).BoW()
-	for _, d := range s.Test {
-		w, c := hb.Row(int(d))
-		half.Words = append(half.Words, w)
-		half.Counts = append(half.Counts, c)
-	}
-	thHalf, err := m.Transform(half)
+	thHalf, err := m.Transform(bagRows{g.WithDocs(s.Test, obs).BoW(), s.Test})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,14 +111,7 @@ func TestFitLDAHoldout(t *testing.T) {
 	if got, want := len(r.ThetaTest), 4*len(full.Valid); got != want {
 		t.Errorf("%d θ values scored, want %d (the validation documents)", got, want)
 	}
-	bow := g.BoW()
-	var fit lda.BagList
-	for _, d := range h.Train {
-		w, c := bow.Row(int(d))
-		fit.Words = append(fit.Words, w)
-		fit.Counts = append(fit.Counts, c)
-	}
-	m, err := lda.Fit(fit, len(g.Vocab), 4, lda.Options{MaxIter: 10, Seed: DefaultLDASeed})
+	m, err := lda.Fit(bagRows{g.BoW(), h.Train}, len(g.Vocab), 4, lda.Options{MaxIter: 10, Seed: DefaultLDASeed})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -115,12 +115,7 @@ func (m *Model) docUpdate(words []int32, counts []float32, gamma, out []float64,
 		clear(next)
 		for k, w := range words {
 			row := eb[int(w)*T : int(w+1)*T]
-			row = row[:len(et)]
-			var p float64
-			for t, e := range et {
-				p += e * row[t]
-			}
-			r := float64(counts[k]) / (p + eps)
+			r := phiScale(et, row, counts[k])
 			next := next[:len(row)]
 			for t, e := range row {
 				next[t] += r * e
@@ -142,13 +137,7 @@ func (m *Model) docUpdate(words []int32, counts []float32, gamma, out []float64,
 	}
 	// The statistics at the final γ: exp(E log θ_t) n_dw / norm_dw.
 	for k, w := range words {
-		row := eb[int(w)*T : int(w+1)*T]
-		row = row[:len(et)]
-		var p float64
-		for t, e := range et {
-			p += e * row[t]
-		}
-		r := float64(counts[k]) / (p + eps)
+		r := phiScale(et, eb[int(w)*T:int(w+1)*T], counts[k])
 		o := out[k*T : (k+1)*T]
 		o = o[:len(et)]
 		for t, e := range et {
@@ -157,14 +146,22 @@ func (m *Model) docUpdate(words []int32, counts []float32, gamma, out []float64,
 	}
 }
 
+// phiScale returns n_dw / (Σ_t exp(E[log θ_t]) exp(E[log β_tw]) + eps), the
+// factor that turns exp(E[log θ_t]) exp(E[log β_tw]) into n_dw φ_dwt; row
+// is word w's exp(E[log β_·w]) (T).
+func phiScale(expElogTheta, row []float64, count float32) float64 {
+	row = row[:len(expElogTheta)]
+	var p float64
+	for t, e := range expElogTheta {
+		p += e * row[t]
+	}
+	return float64(count) / (p + eps)
+}
+
 // expDirichlet sets out[t] = exp(Ψ(g[t]) − Ψ(Σ g)) = exp(E[log θ_t]).
 func expDirichlet(g, out []float64) {
-	var sum float64
-	for _, x := range g {
-		sum += x
-	}
-	psiSum := digamma(sum)
-	for t, x := range g {
-		out[t] = math.Exp(digamma(x) - psiSum)
+	dirichletExpectation(g, out)
+	for t, x := range out {
+		out[t] = math.Exp(x)
 	}
 }

@@ -167,7 +167,7 @@ func TestPlantedTopics(t *testing.T) {
 		for k, w := range words {
 			blocks[int(w)/block] += counts[k]
 		}
-		main := argmax32(blocks)
+		main := argmax(blocks)
 		row := theta[d*T : (d+1)*T]
 		if argmax(row) == match[main] {
 			right++
@@ -188,17 +188,7 @@ func cosine(a, b []float64) float64 {
 	return ab / math.Sqrt(aa*bb)
 }
 
-func argmax(x []float64) int {
-	best := 0
-	for i, v := range x {
-		if v > x[best] {
-			best = i
-		}
-	}
-	return best
-}
-
-func argmax32(x []float32) int {
+func argmax[T float32 | float64](x []T) int {
 	best := 0
 	for i, v := range x {
 		if v > x[best] {
