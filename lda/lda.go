@@ -274,19 +274,40 @@ func (m *Model) Transform(docs Bags) ([]float64, error) {
 // Gamma returns the unnormalised variational parameters γ (N,T) of docs'
 // mixtures: Transform before normalisation.
 func (m *Model) Gamma(docs Bags) ([]float64, error) {
-	if err := m.check(docs); err != nil {
-		return nil, err
-	}
-	if m.expElogBeta == nil {
-		if len(m.Lambda) != m.Topics*m.Vocab {
-			return nil, fmt.Errorf("lda: Lambda holds %d values for %d topics × %d words", len(m.Lambda), m.Topics, m.Vocab)
+	if m.expElogBeta == nil { // a Model built from its fields, not by Fit
+		if err := m.validate(); err != nil {
+			return nil, err
 		}
 		if m.workers <= 0 {
 			m.workers = runtime.GOMAXPROCS(0)
 		}
 		m.refresh()
 	}
+	if err := m.check(docs); err != nil {
+		return nil, err
+	}
 	return m.eStep(docs, ones, nil), nil
+}
+
+// validate checks a Model's fields.
+func (m *Model) validate() error {
+	positive := func(x float64) bool { return x > 0 && !math.IsInf(x, 0) }
+	switch {
+	case m.Topics < 1 || m.Vocab < 1:
+		return fmt.Errorf("lda: a model of %d topics over %d words", m.Topics, m.Vocab)
+	case len(m.Lambda) != m.Topics*m.Vocab:
+		return fmt.Errorf("lda: Lambda holds %d values for %d topics × %d words", len(m.Lambda), m.Topics, m.Vocab)
+	case !positive(m.DocTopicPrior) || !positive(m.TopicWordPrior):
+		return fmt.Errorf("lda: the priors must be positive and finite, got α = %v, η = %v", m.DocTopicPrior, m.TopicWordPrior)
+	case m.MaxDocUpdateIter < 1 || !(m.MeanChangeTol >= 0):
+		return fmt.Errorf("lda: MaxDocUpdateIter %d (want ≥ 1), MeanChangeTol %v (want ≥ 0)", m.MaxDocUpdateIter, m.MeanChangeTol)
+	}
+	for i, l := range m.Lambda {
+		if !positive(l) {
+			return fmt.Errorf("lda: Lambda[%d] = %v, want positive and finite", i, l)
+		}
+	}
+	return nil
 }
 
 func ones(_ int, g []float64) {

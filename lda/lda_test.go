@@ -326,8 +326,18 @@ func TestLoadedModel(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Error("a Model rebuilt from its fields transforms differently")
 	}
-	bad := &Model{Topics: 2, Vocab: 3, Lambda: []float64{1}, MaxDocUpdateIter: 1, MeanChangeTol: 1}
-	if _, err := bad.Transform(docs); err == nil {
-		t.Error("Transform with a short Lambda: no error")
+	for _, tc := range []struct {
+		name string
+		m    *Model
+		want string
+	}{
+		{"short Lambda", &Model{Topics: 2, Vocab: 3, Lambda: []float64{1}, DocTopicPrior: 1, TopicWordPrior: 1, MaxDocUpdateIter: 1}, "Lambda holds 1 values for 2 topics × 3 words"},
+		{"no prior", &Model{Topics: 1, Vocab: 1, Lambda: []float64{1}, TopicWordPrior: 1, MaxDocUpdateIter: 1}, "priors must be positive"},
+		{"zero Lambda", &Model{Topics: 1, Vocab: 2, Lambda: []float64{1, 0}, DocTopicPrior: 1, TopicWordPrior: 1, MaxDocUpdateIter: 1}, "Lambda[1] = 0"},
+		{"no updates", &Model{Topics: 1, Vocab: 1, Lambda: []float64{1}, DocTopicPrior: 1, TopicWordPrior: 1}, "MaxDocUpdateIter 0"},
+	} {
+		if _, err := tc.m.Transform(BagList{}); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: Transform: %v, want an error containing %q", tc.name, err, tc.want)
+		}
 	}
 }
