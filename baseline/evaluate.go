@@ -62,7 +62,7 @@ func Embed(g *corpus.Graph, s *corpus.Split, m Method) (*Vectors, error) {
 	case TFIDFSIGNMethod:
 		return SIGN(TFIDF(g, s), s, SIGNHops), nil
 	case LDAMethod:
-		r, err := FitLDA(g, s, LDAOptions{})
+		r, err := FitLDA(g, s, DefaultLDAOptions())
 		if err != nil {
 			return nil, err
 		}
@@ -150,7 +150,7 @@ type Result struct {
 // neighbours; lda runs with its defaults (RunLDA).
 func Run(g *corpus.Graph, s *corpus.Split, m Method) (*Result, error) {
 	if m == LDAMethod {
-		return RunLDA(g, s, LDAOptions{})
+		return RunLDA(g, s, DefaultLDAOptions())
 	}
 	start := time.Now()
 	v, err := Embed(g, s, m)

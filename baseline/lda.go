@@ -17,17 +17,22 @@ import (
 const LDAMethod Method = "lda"
 
 // The lda baseline's defaults: 13 topics (as DESIGN.md's scikit-learn
-// figures), scikit-learn's 100 iterations, seed 1.
+// figures), scikit-learn's 100 iterations, seed 1 (Run and Embed use them).
 const (
 	DefaultLDATopics = 13
 	DefaultLDASeed   = 1
 )
 
-// LDAOptions configure the lda baseline. Zero values take the defaults.
+// LDAOptions configure the lda baseline.
 type LDAOptions struct {
-	Topics int    // T
-	Iter   int    // EM iterations (lda.DefaultMaxIter)
-	Seed   uint64 // 0 means DefaultLDASeed
+	Topics int    // T; 0 means DefaultLDATopics
+	Iter   int    // EM iterations; 0 means lda.DefaultMaxIter
+	Seed   uint64 // the random starts' seed (any value, 0 included)
+}
+
+// DefaultLDAOptions are the options Run and Embed use.
+func DefaultLDAOptions() LDAOptions {
+	return LDAOptions{Topics: DefaultLDATopics, Iter: lda.DefaultMaxIter, Seed: DefaultLDASeed}
 }
 
 // TopicScores are a topic model's scores by the protocol's definitions
@@ -74,9 +79,6 @@ type LDAResult struct {
 func FitLDA(g *corpus.Graph, s *corpus.Split, opt LDAOptions) (*LDAResult, error) {
 	if opt.Topics == 0 {
 		opt.Topics = DefaultLDATopics
-	}
-	if opt.Seed == 0 {
-		opt.Seed = DefaultLDASeed
 	}
 	if len(s.Train) == 0 {
 		return nil, fmt.Errorf("lda: the split has no training documents")

@@ -104,7 +104,7 @@ func TestFitLDAHoldout(t *testing.T) {
 	g := smallSynth(t)
 	full := corpus.PaperSplit(g)
 	h := full.Holdout(g)
-	r, err := FitLDA(g, h, LDAOptions{Topics: 4, Iter: 10})
+	r, err := FitLDA(g, h, LDAOptions{Topics: 4, Iter: 10, Seed: DefaultLDASeed})
 	if err != nil {
 		t.Fatal(err)
 	}

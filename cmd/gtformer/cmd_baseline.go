@@ -87,8 +87,13 @@ similarity, and by -squared Euclidean distance, averaged. In percent. With
 	if err != nil {
 		return usagef("--method: %v", err)
 	}
-	if *export != "" && !slices.Contains(methods, baseline.LDAMethod) {
-		return usagef("--export writes the lda baseline's files: give --method lda")
+	if *export != "" {
+		if !slices.Contains(methods, baseline.LDAMethod) {
+			return usagef("--export writes the lda baseline's files: give --method lda")
+		}
+		if err := checkExportDir(*export); err != nil {
+			return err
+		}
 	}
 	loadStart := time.Now()
 	g, err := d.load()

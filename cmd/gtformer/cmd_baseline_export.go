@@ -94,11 +94,21 @@ func writeLDAExport(dir string, g *corpus.Graph, s *corpus.Split, r *baseline.LD
 // claimExportDir creates dir, or accepts it when it is empty or holds an
 // earlier export.
 func claimExportDir(dir string) error {
+	if err := checkExportDir(dir); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("--export: %w", err)
+	}
+	return nil
+}
+
+// checkExportDir reports whether dir may receive an export: absent, empty,
+// or holding an earlier export. It changes nothing, so the command can
+// check before it spends time fitting.
+func checkExportDir(dir string) error {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("--export: %w", err)
-		}
 		return nil
 	}
 	if err != nil {
