@@ -17,6 +17,11 @@ python3-sklearn). Three modes:
       diversity and perplexity, and checks that they equal the scores
       gtformer wrote into DIR/export.json: the scorer below is gtformer's.
 
+  fit DIR [--seeds 1,2,3,4,5] [--topics 13] [--iter 100]
+      Fits scikit-learn's LDA on an export folder's training bags for each
+      seed and prints one JSON line of scores per seed (as compare does
+      for its scikit-learn rows), so a comparison can be run in parts.
+
   compare [--gtformer BIN] [--data-root DIR] [--datasets ml,pl,covid]
           [--seeds 1,2,3,4,5] [--topics 13] [--iter 100] [--valid both|no|only]
       For every dataset and scored split (test, and validation with
@@ -283,6 +288,11 @@ def main():
     e.add_argument("out")
     s = sub.add_parser("score")
     s.add_argument("dir")
+    f = sub.add_parser("fit")
+    f.add_argument("dir")
+    f.add_argument("--seeds", default="1,2,3,4,5")
+    f.add_argument("--topics", type=int, default=13)
+    f.add_argument("--iter", type=int, default=100)
     c = sub.add_parser("compare")
     c.add_argument("--gtformer", default="gtformer")
     c.add_argument("--data-root", default="../shared/data")
@@ -296,6 +306,12 @@ def main():
         mode_exact(a.inp, a.out)
     elif a.mode == "score":
         sys.exit(mode_score(a.dir))
+    elif a.mode == "fit":
+        _, bags = load_export(a.dir)
+        for seed in (int(x) for x in a.seeds.split(",")):
+            r = sklearn_fit(bags, a.topics, a.iter, seed)
+            r["seed"] = seed
+            print(json.dumps(r), flush=True)
     else:
         mode_compare(a)
 
