@@ -271,7 +271,7 @@ func (r baselineReport) writeText(w io.Writer) error {
 	sp := r.Split
 	fmt.Fprintf(w, "split   %s: %d training (%d of them validation), %d test; %d training links, %d held-out test links\n",
 		sp.Name, sp.Train, sp.Valid, sp.Test, sp.TrainLinks, sp.TestLinks)
-	fmt.Fprintf(w, "metrics kNN k=%d (Euclidean, fitted on the training documents) on the test documents; link AUC per test document, in percent\n\n", r.K)
+	fmt.Fprintf(w, "metrics kNN k=%d (Euclidean, fitted on the training documents) on the %s documents; link AUC per %s document, in percent\n\n", r.K, r.Scored, r.Scored)
 	const row = "%-12s %9s %9s %15s %15s %10s %6s %8s %8s\n"
 	fmt.Fprintf(w, row, "method", "Micro-F1", "Macro-F1", "AUC cosine", "AUC -sqdist", "link docs", "dim", "density", "time")
 	for _, x := range r.Results {

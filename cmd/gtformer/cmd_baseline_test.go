@@ -184,7 +184,7 @@ func TestBaselineCommandLDA(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, want := range []string{"lda as a topic model: 2 topics, 20 iterations, seed 1", "validation log-perplexity", "topic  0 ", "topic  1 "} {
+	for _, want := range []string{"on the validation documents", "lda as a topic model: 2 topics, 20 iterations, seed 1", "validation log-perplexity", "topic  0 ", "topic  1 "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
