@@ -183,6 +183,10 @@ func (g *Graph) ResolveNewDocs(docs []NewDoc, dropUnknown bool) (*NewDocs, error
 	return nd, nil
 }
 
+// ParseID reads a document id given in JSON, a non-empty string or an
+// integer (as the JSON Lines of new documents give them), as a string.
+func ParseID(raw json.RawMessage) (string, error) { return idString(raw) }
+
 // idString reads a JSON string or integer id.
 func idString(raw json.RawMessage) (string, error) {
 	if len(raw) == 0 {
