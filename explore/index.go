@@ -91,9 +91,9 @@ type Info struct {
 	Embeddings string `json:"embeddings"`
 }
 
-// Word is a word with its probability under a topic, and for the words by
-// lift its lift β_t(w)/β_parent(w) (over the corpus's word frequencies for
-// the root).
+// Word is a word with its probability under a topic and its lift
+// β_t(w)/β_parent(w) (over the corpus's smoothed word frequencies for the
+// root).
 type Word struct {
 	Word   string  `json:"word"`
 	Weight float64 `json:"weight"`
@@ -488,7 +488,7 @@ func (ix *Index) topicWords(r int) (byWeight, byLift []Word) {
 		idx[i] = i
 	}
 	sortByDesc(idx, row)
-	lift := func(w int) float64 { return float64(row[w]) / math.Max(float64(ref[w]), 1e-12) }
+	lift := func(w int) float64 { return float64(row[w]) / float64(ref[w]) }
 	for _, w := range idx[:min(TopicWords, V)] {
 		byWeight = append(byWeight, Word{Word: ix.g.Vocab[w], Weight: float64(row[w]), Lift: lift(w)})
 	}
@@ -500,18 +500,19 @@ func (ix *Index) topicWords(r int) (byWeight, byLift []Word) {
 	return byWeight, byLift
 }
 
-// unigram returns the corpus's word frequencies, the root's lift reference.
+// unigram returns the corpus's smoothed word frequencies (the decoder
+// background's, model.LogUnigram), the root's lift reference: no word has
+// frequency 0.
 func (ix *Index) unigram() []float32 {
-	counts := make([]float32, len(ix.g.Vocab))
-	var total float32
-	for _, w := range ix.g.Tokens {
-		counts[w]++
-		total++
+	all := make([]int32, ix.g.NumDocs())
+	for i := range all {
+		all[i] = int32(i)
 	}
-	for w := range counts {
-		counts[w] /= max(total, 1)
+	f := model.LogUnigram(ix.g, all)
+	for w, v := range f {
+		f[w] = float32(math.Exp(float64(v)))
 	}
-	return counts
+	return f
 }
 
 // rankedDocs returns row r's documents by θ_r descending (computed once).
