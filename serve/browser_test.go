@@ -158,7 +158,7 @@ func explorerChecks(t *testing.T, b *browser, ix *explore.Index, prefix string) 
 	var title, panel string
 	b.run(t, "click topic",
 		chromedp.Click(fmt.Sprintf(`#outline .topic-label[data-topic="%d"]`, leaf.ID), chromedp.ByQuery),
-		chromedp.WaitVisible(fmt.Sprintf(`#panel .crumbs a[data-topic="%d"]`, leaf.ID), chromedp.ByQuery),
+		chromedp.WaitVisible(fmt.Sprintf(`#panel[data-kind="topic"][data-id="%d"]`, leaf.ID), chromedp.ByQuery),
 		chromedp.Text(`#panel-title`, &title, chromedp.ByQuery),
 		chromedp.Text(`#panel`, &panel, chromedp.ByQuery))
 	if title != fmt.Sprintf("Topic #%d", leaf.ID) || !strings.Contains(panel, leaf.Words[0].Word) {
@@ -189,7 +189,7 @@ func explorerChecks(t *testing.T, b *browser, ix *explore.Index, prefix string) 
 	b.run(t, "search",
 		chromedp.SetValue(`#search-input`, word, chromedp.ByQuery),
 		chromedp.Click(`#search-form button`, chromedp.ByQuery),
-		chromedp.WaitVisible(`#search-results .topic-link`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#panel[data-kind="search"] #search-results .topic-link`, chromedp.ByQuery),
 		chromedp.Text(`#search-results .topic-link`, &first, chromedp.ByQuery))
 	if want := fmt.Sprintf("#%d", wt.Topics[0].Topic); first != want {
 		t.Errorf("search %q: first topic %q, want %q", word, first, want)
@@ -198,9 +198,9 @@ func explorerChecks(t *testing.T, b *browser, ix *explore.Index, prefix string) 
 	// A document from a topic panel.
 	b.run(t, "document",
 		chromedp.Click(`#search-results .topic-link`, chromedp.ByQuery),
-		chromedp.WaitVisible(`#topic-docs .doc-link`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#panel[data-kind="topic"] #topic-docs .doc-link`, chromedp.ByQuery),
 		chromedp.Click(`#topic-docs .doc-link`, chromedp.ByQuery),
-		chromedp.WaitVisible(`#panel .doc-link`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#panel[data-kind="document"]`, chromedp.ByQuery),
 		chromedp.Text(`#panel-title`, &title, chromedp.ByQuery))
 	if !strings.HasPrefix(title, "Document ") {
 		t.Errorf("document panel title %q", title)
@@ -222,7 +222,7 @@ func TestBrowserExplorer(t *testing.T) {
 		chromedp.SetValue(`#embed-text`, strings.Join(wordsOf(ix, 2), " "), chromedp.ByQuery),
 		chromedp.SetValue(`#embed-links`, "3, nope", chromedp.ByQuery),
 		chromedp.Click(`#embed-button`, chromedp.ByQuery),
-		chromedp.WaitVisible(`#embed-results .topic-link`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#panel[data-kind="embed"] #embed-results .topic-link`, chromedp.ByQuery),
 		chromedp.Evaluate(`document.querySelectorAll('#embed-results ul .topic-link').length`, &topics),
 		chromedp.Evaluate(`document.querySelectorAll('#embed-results .doc-link').length`, &near))
 	if topics != explore.DocTopics || near != explore.Nearest {

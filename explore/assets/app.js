@@ -122,7 +122,12 @@
         document.getElementById('embed-note').textContent = 'This is a report: embedding new text needs the server (gtformer serve).';
         document.getElementById('embed-button').disabled = true;
       }
-      selectTopic(state.nodes[0].id);
+      // The page's address may name the view and the topic to open:
+      // #view=disk&topic=5 (for links and screenshots).
+      const want = new URLSearchParams(location.hash.slice(1));
+      if (want.get('view') === 'disk') state.view = 'disk';
+      const tid = Number(want.get('topic'));
+      await selectTopic(want.has('topic') && state.byId.has(tid) ? tid : state.nodes[0].id);
       document.body.dataset.ready = 'true';
     } catch (err) {
       showError(document.getElementById('panel'), err);
@@ -155,8 +160,9 @@
 
   function drawView() {
     for (const b of document.querySelectorAll('#tabs .tab')) b.classList.toggle('active', b.dataset.view === state.view);
-    if (state.view === 'disk') drawDisk();
-    else drawIcicle();
+    if (state.view === 'disk') return drawDisk();
+    drawIcicle();
+    return Promise.resolve();
   }
 
   // subtree share: a topic's own share plus its descendants'.
@@ -316,7 +322,7 @@
 
   async function selectTopic(id) {
     select(id);
-    drawView();
+    await drawView();
     const panel = document.getElementById('panel');
     try {
       const t = await get('/v1/topics/' + id + '?limit=20');
@@ -324,6 +330,13 @@
     } catch (err) {
       showError(panel, err);
     }
+  }
+
+  // mark records what the panel shows (data-kind, data-id), so that a
+  // test or a script can wait for a panel to be replaced.
+  function mark(panel, kind, id) {
+    panel.dataset.kind = kind;
+    panel.dataset.id = id;
   }
 
   function wordTable(list, key) {
@@ -378,6 +391,7 @@
       more.append(b);
     };
     addMore(t.next_cursor);
+    mark(panel, 'topic', t.id);
     panel.replaceChildren(head, el('h3', { text: 'Top words' }), el('div', {}, bw, ' ', bl), wordsBox, subs,
       el('h3', { text: 'Representative documents (highest \u03b8, ' + t.documents_total + ' ranked)' }), list, more);
     drawWords();
@@ -407,6 +421,7 @@
   }
 
   function renderDocument(panel, d) {
+    mark(panel, 'document', d.id);
     panel.replaceChildren(
       crumbs(d.path),
       el('h2', { id: 'panel-title', text: 'Document ' + d.id }),
@@ -438,6 +453,7 @@
       if (!res.word && !res.document) {
         box.append(el('p', { class: 'note', text: 'No word of the vocabulary and no document is called \u201c' + q + '\u201d' + (REPORT ? ' in this report.' : '.') }));
       }
+      mark(panel, 'search', q);
       panel.replaceChildren(box);
       if (!res.word && res.document) openDocument(res.document.id);
     } catch (err) {
@@ -464,6 +480,7 @@
         el('h3', { text: 'Path' }), crumbs(e.path),
         el('h3', { text: 'Top topics (\u03b8)' }), topicList(e.topics),
         el('h3', { text: 'Nearest documents' }), neighborList(nb.neighbors));
+      mark(panel, 'embed', e.id);
       panel.replaceChildren(box);
     } catch (err) {
       showError(panel, err);
