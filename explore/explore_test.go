@@ -438,3 +438,30 @@ func BenchmarkDocument(b *testing.B) {
 		}
 	})
 }
+
+// TestLayoutWithoutLabels: an unlabelled corpus colours documents by the
+// level-1 topic of their path, one class per child of the root.
+func TestLayoutWithoutLabels(t *testing.T) {
+	ix := fixture(t)
+	g := *ix.g
+	g.Labels, g.LabelNames = nil, nil
+	un, err := New(ix.m, &g, ix.emb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo := un.Layout(40)
+	root := un.Tree().Nodes[0]
+	if lo.ColorBy != "topic" || len(lo.Colors) != len(root.Children) {
+		t.Fatalf("colour by %q with %v", lo.ColorBy, lo.Colors)
+	}
+	for _, p := range lo.Docs {
+		i, _ := un.DocIndex(p.ID)
+		path := un.Path(un.theta(i))
+		if p.Color < 0 || root.Children[p.Color] != path[1] {
+			t.Errorf("document %s: colour %d, path %v", p.ID, p.Color, path)
+		}
+	}
+	if d, _ := un.Document("3"); d.Label != "" {
+		t.Errorf("label %q without labels", d.Label)
+	}
+}

@@ -1,7 +1,9 @@
 package serve
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"os"
@@ -12,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	cdpbrowser "github.com/chromedp/cdproto/browser"
 	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
@@ -234,8 +237,47 @@ func TestBrowserExplorer(t *testing.T) {
 		t.Errorf("embed warning %q does not name the unknown link", warn)
 	}
 	b.screenshot(t, "explorer-embed")
+	exportChecks(t, b, ix, ix.NumDocs())
 	if p := b.problems(); len(p) > 0 {
 		t.Errorf("console errors: %v", p)
+	}
+}
+
+// exportChecks clicks the four export buttons (the disk view is shown)
+// and checks the downloaded files: an SVG, a PNG, the tree as JSON and the
+// document→topic CSV of csvRows documents.
+func exportChecks(t *testing.T, b *browser, ix *explore.Index, csvRows int) {
+	dir := t.TempDir()
+	b.run(t, "downloads", cdpbrowser.SetDownloadBehavior(cdpbrowser.SetDownloadBehaviorBehaviorAllow).WithDownloadPath(dir))
+	for _, id := range []string{"export-svg", "export-png", "export-tree", "export-csv"} {
+		b.run(t, id, chromedp.Click("#"+id, chromedp.ByID))
+	}
+	want := map[string]func([]byte) bool{
+		"gtformer-disk.svg": func(b []byte) bool {
+			return bytes.HasPrefix(b, []byte("<svg")) && bytes.Contains(b, []byte("topic-point"))
+		},
+		"gtformer-disk.png": func(b []byte) bool { return bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")) },
+		"gtformer-tree.json": func(b []byte) bool {
+			var tr explore.Tree
+			return json.Unmarshal(b, &tr) == nil && len(tr.Nodes) == len(ix.Tree().Nodes)
+		},
+		"gtformer-doc-topics.csv": func(b []byte) bool {
+			return bytes.HasPrefix(b, []byte("id,label,top_topic,top_theta,path\n")) && bytes.Count(b, []byte("\n")) == csvRows+1
+		},
+	}
+	deadline := time.Now().Add(time.Minute)
+	for name, ok := range want {
+		for {
+			data, err := os.ReadFile(filepath.Join(dir, name))
+			if err == nil && ok(data) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("export %s: %v, %d bytes", name, err, len(data))
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
 	}
 }
 
@@ -269,6 +311,7 @@ func TestBrowserReport(t *testing.T) {
 	if !disabled || !strings.Contains(note, "gtformer serve") {
 		t.Errorf("report embed form: disabled %v, note %q", disabled, note)
 	}
+	exportChecks(t, b, ix, 200) // the report's CSV holds its sample
 	for _, u := range b.urls() {
 		if !strings.HasPrefix(u, "file://") && !strings.HasPrefix(u, "data:") && !strings.HasPrefix(u, "blob:") {
 			t.Errorf("the report requested %s", u)

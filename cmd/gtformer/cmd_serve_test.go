@@ -166,6 +166,10 @@ func TestServeReportUsage(t *testing.T) {
 			t.Errorf("%v: exit %d, want 2", args, code)
 		}
 	}
+	// Bound to this machine unless told otherwise.
+	if code, _, errs := runCmd("serve", "-h"); code != 0 || !strings.Contains(errs, `(default "127.0.0.1:8080")`) {
+		t.Errorf("serve -h: exit %d, the --addr default is not 127.0.0.1:8080:\n%s", code, errs)
+	}
 	if code, _, errs := runCmd("serve", "--model", filepath.Join(t.TempDir(), "none")); code != 1 || !strings.Contains(errs, "none") {
 		t.Errorf("missing model: exit %d, %q", code, errs)
 	}
