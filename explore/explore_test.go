@@ -121,7 +121,9 @@ func TestLayoutRadius(t *testing.T) {
 }
 
 // TestPrincipalAxes against directions known by construction: most points
-// along ±e2, fewer along e0, none along e1.
+// along ±e2, fewer along ±e0, none along e1 (mean direction 0). A common
+// offset is removed before the axes are taken: shifted directions give the
+// same axes.
 func TestPrincipalAxes(t *testing.T) {
 	var x []float32
 	for k := 0; k < 30; k++ {
@@ -135,7 +137,12 @@ func TestPrincipalAxes(t *testing.T) {
 		}
 	}
 	x = append(x, 0, 0, 0) // a zero row is skipped
-	ax := principalAxes(x, 3)
+	ax, mean := principalAxes(x, 3)
+	for _, m := range mean {
+		if math.Abs(m) > 1e-12 {
+			t.Errorf("mean direction %v, want 0", mean)
+		}
+	}
 	want := [2][]float64{{0, 0, 1}, {1, 0, 0}}
 	for a := range ax {
 		for j := range ax[a] {
@@ -143,6 +150,20 @@ func TestPrincipalAxes(t *testing.T) {
 				t.Fatalf("axes %v, want %v", ax, want)
 			}
 		}
+	}
+	// Every direction tilted toward e1 by the same amount: the mean moves
+	// along e1, the spread (and so the axes) stays in the e0-e2 plane.
+	var y []float32
+	for r := 0; r+3 <= len(x); r += 3 {
+		if x[r] == 0 && x[r+2] == 0 {
+			continue
+		}
+		n := float32(math.Hypot(float64(x[r]), float64(x[r+2])))
+		y = append(y, x[r]/n, 0.5, x[r+2]/n)
+	}
+	ax, mean = principalAxes(y, 3)
+	if mean[1] < 0.4 || math.Abs(ax[0][1]) > 1e-9 || math.Abs(ax[1][1]) > 1e-9 {
+		t.Errorf("tilted: mean %v, axes %v: the axes should lie in the e0-e2 plane", mean, ax)
 	}
 }
 

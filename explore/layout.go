@@ -16,15 +16,18 @@ import (
 // maps to the Poincaré ball of radius 1 as u = x_s / (x0 + √K); its
 // distance from the centre is |u| = tanh(d(o,x) / 2√K), d(o,x) = |log_o x|
 // the hyperbolic distance from the origin. The view keeps that radius
-// exactly and takes the direction from a 2-D projection: u is drawn at
-// |u| · Pu/|Pu|, with P the two leading principal axes (uncentred, so the
-// origin stays at the centre) of the unit directions x_s/|x_s| of the
-// topics and of a sample of documents. So the root's distance from the
-// centre and every point's depth toward the rim are the model's own;
-// angles between points are those of their shadows on the plane where the
-// directions spread most. A Euclidean model (the ablation) is drawn the
-// same way with K = 1 and d the Euclidean norm.
-const layoutMethod = "Poincaré disk: radius tanh(d(o,x)/2√K) exact, direction from the 2 leading principal axes of the topics' and sampled documents' directions"
+// exactly and takes the angle from a 2-D projection of the point's
+// direction û = x_s/|x_s|: it is drawn at |u| · w/|w| with w = P(û − m),
+// m the mean direction and P the two leading principal axes of the
+// directions of the topics and of a sample of documents. So the root's
+// distance from the centre and every point's depth toward the rim are the
+// model's own; the angle shows how a point's direction departs from the
+// common one, in the plane where the directions vary most (without
+// centring, the shared direction that documents have in common takes the
+// first axis and crowds them into one side of the disk). A Euclidean
+// model (the ablation) is drawn the same way with K = 1 and d the
+// Euclidean norm.
+const layoutMethod = "Poincaré disk: radius tanh(d(o,x)/2√K) exact; angle from the 2 leading principal components of the topics' and sampled documents' directions"
 
 // DensityGrid is the side of the density grid over the disk.
 const DensityGrid = 64
@@ -107,19 +110,27 @@ func newLayout(m *model.Model, emb *model.Embeddings, ix *Index) *layout {
 	}
 	n := c - 1
 	fit := append(slices.Clone(topicV), tangent(lo.perm[:min(pcaSample, N)])...)
-	P := principalAxes(fit, n)
+	P, mean := principalAxes(fit, n)
 
 	place := func(v []float32) (x, y float64) {
-		var r2, px, py float64
-		for j, a := range v {
+		var r2 float64
+		for _, a := range v {
 			r2 += float64(a) * float64(a)
-			px += P[0][j] * float64(a)
-			py += P[1][j] * float64(a)
 		}
-		rho := math.Tanh(math.Sqrt(r2) / (2 * math.Sqrt(K)))
+		if r2 == 0 {
+			return 0, 0
+		}
+		r := math.Sqrt(r2)
+		var px, py float64
+		for j, a := range v {
+			d := float64(a)/r - mean[j]
+			px += P[0][j] * d
+			py += P[1][j] * d
+		}
+		rho := math.Tanh(r / (2 * math.Sqrt(K)))
 		s := math.Hypot(px, py)
 		if s == 0 {
-			return 0, 0
+			return rho, 0
 		}
 		return rho * px / s, rho * py / s
 	}
@@ -173,37 +184,56 @@ func newLayout(m *model.Model, emb *model.Embeddings, ix *Index) *layout {
 	return lo
 }
 
-// principalAxes returns the two leading eigenvectors of Σ û ûᵀ over the
-// unit directions û of the rows of x (rows of n values; zero rows are
-// skipped), each with its largest component positive so that the view
-// does not flip between runs. With n = 1 the second axis is zero.
-func principalAxes(x []float32, n int) [2][]float64 {
-	sym := mat.NewSymDense(n, nil)
-	u := make([]float64, n)
+// principalAxes returns the two leading principal axes of the unit
+// directions û of the rows of x (rows of n values; zero rows are skipped)
+// and their mean m: the leading eigenvectors of Σ (û−m)(û−m)ᵀ, each with
+// its largest component positive so that the view does not flip between
+// runs. With n = 1 the second axis is zero.
+func principalAxes(x []float32, n int) (axes [2][]float64, mean []float64) {
+	var dirs [][]float64
+	mean = make([]float64, n)
 	for r := 0; r+n <= len(x); r += n {
 		var ss float64
 		for j := 0; j < n; j++ {
-			u[j] = float64(x[r+j])
-			ss += u[j] * u[j]
+			ss += float64(x[r+j]) * float64(x[r+j])
 		}
 		if ss == 0 {
 			continue
 		}
+		u := make([]float64, n)
 		inv := 1 / math.Sqrt(ss)
 		for j := range u {
-			u[j] *= inv
+			u[j] = float64(x[r+j]) * inv
+			mean[j] += u[j]
 		}
-		sym.SymRankOne(sym, 1, mat.NewVecDense(n, u))
+		dirs = append(dirs, u)
 	}
-	var axes [2][]float64
 	axes[0], axes[1] = make([]float64, n), make([]float64, n)
+	if len(dirs) == 0 {
+		axes[0][0] = 1
+		if n > 1 {
+			axes[1][1] = 1
+		}
+		return axes, mean
+	}
+	for j := range mean {
+		mean[j] /= float64(len(dirs))
+	}
+	sym := mat.NewSymDense(n, nil)
+	c := make([]float64, n)
+	for _, u := range dirs {
+		for j := range c {
+			c[j] = u[j] - mean[j]
+		}
+		sym.SymRankOne(sym, 1, mat.NewVecDense(n, c))
+	}
 	var eig mat.EigenSym
 	if !eig.Factorize(sym, true) {
 		axes[0][0] = 1
 		if n > 1 {
 			axes[1][1] = 1
 		}
-		return axes
+		return axes, mean
 	}
 	var vecs mat.Dense
 	eig.VectorsTo(&vecs)
@@ -224,7 +254,7 @@ func principalAxes(x []float32, n int) [2][]float64 {
 			}
 		}
 	}
-	return axes
+	return axes, mean
 }
 
 // Layout returns the disk view with a sample of at most sample documents
