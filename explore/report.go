@@ -17,7 +17,7 @@ import (
 // ReportOptions size a report.
 type ReportOptions struct {
 	// MaxDocs caps the documents a report holds (their panels, the disk's
-	// points and the CSV rows): about 1.5 KB each. The rest are sampled
+	// points and the CSV rows): about 3 KB each. The rest are sampled
 	// out (Index.Sample); the density layer still counts them all.
 	MaxDocs int
 	// TopicDocs is the representative documents listed per topic.

@@ -22,7 +22,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	dir := fs.String("model", "", "model `DIR` written by gtformer train --out")
 	out := fs.String("out", "", "the HTML `FILE` to write (an existing file is replaced only if it is a gtformer report)")
 	def := explore.DefaultReportOptions()
-	maxDocs := fs.Int("max-docs", def.MaxDocs, "documents the report holds at most (a fixed sample; about 1.5 KB each)")
+	maxDocs := fs.Int("max-docs", def.MaxDocs, "documents the report holds at most (a fixed sample; about 3 KB each)")
 	describe(fs, stderr, "--model DIR [--data PATH] --out FILE.html", `
 Writes the explorer of gtformer serve as one HTML file with its data and
 script inlined: the topic tree, every topic's panel, the Poincaré disk with a
