@@ -32,12 +32,12 @@ func Example() {
 	}
 	tree := ix.Tree()
 	fmt.Println(len(tree.Nodes), "topics; the root has", len(tree.Nodes[0].Children), "children and", tree.Nodes[0].Docs, "documents")
-	t, _ := ix.Topic(tree.Nodes[0].ID, 0, 5)
-	fmt.Println(len(t.ByWeight), "words by weight,", len(t.ByLift), "by lift,", len(t.Documents), "of", t.Total, "documents")
+	t, _ := ix.Topic(tree.Nodes[1].ID, 0, 5) // a child of the root
+	fmt.Println(len(t.ByWeight), "words by weight,", len(t.ByLift), "by lift over its parent,", len(t.Documents), "of", t.Total, "documents")
 	d, _ := ix.Document("7")
 	fmt.Println("document", d.ID, "has", len(d.Nearest), "nearest documents and a path of", len(d.Path), "topics")
 	// Output:
 	// 13 topics; the root has 3 children and 120 documents
-	// 20 words by weight, 20 by lift, 5 of 120 documents
+	// 20 words by weight, 20 by lift over its parent, 5 of 120 documents
 	// document 7 has 10 nearest documents and a path of 3 topics
 }

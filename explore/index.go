@@ -22,7 +22,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -40,13 +39,11 @@ import (
 
 // Sizes of the answers.
 const (
-	TreeWords     = 10  // words per node in the tree
-	TopicWords    = 20  // words by weight and by lift in a topic's details
-	LiftPool      = 200 // lift ranks a topic's LiftPool most probable words
-	DocTopics     = 5   // top topics of a document
-	Nearest       = 10  // nearest documents of a document
-	SnippetWords  = 12  // words of a document shown beside its id
-	DocumentWords = 60  // words shown in a document's panel
+	TreeWords     = 10 // words per node in the tree
+	DocTopics     = 5  // top topics of a document
+	Nearest       = 10 // nearest documents of a document
+	SnippetWords  = 12 // words of a document shown beside its id
+	DocumentWords = 60 // words shown in a document's panel
 	// MaxRanked bounds a topic's representative-document list (and so its
 	// pages): the documents with the highest θ for that topic.
 	MaxRanked = 10000
@@ -58,12 +55,13 @@ type Index struct {
 	g   *corpus.Graph
 	emb *model.Embeddings // every document, in document order
 
-	info  Info
-	nodes []Node         // dense row order
-	rowOf map[int]int    // topic id -> dense row
-	beta  []float32      // (T, V) topic-word distributions
-	docOf map[string]int // external id -> document index
-	docs  []int32        // per topic row: documents whose path passes through it (count)
+	info   Info
+	nodes  []Node          // dense row order
+	topics []outputs.Topic // dense row order: words by weight and by lift
+	rowOf  map[int]int     // topic id -> dense row
+	beta   []float32       // (T, V) topic-word distributions
+	docOf  map[string]int  // external id -> document index
+	docs   []int32         // per topic row: documents whose path passes through it (count)
 
 	layout *layout
 
@@ -91,14 +89,10 @@ type Info struct {
 	Embeddings string `json:"embeddings"`
 }
 
-// Word is a word with its probability under a topic and its lift
-// β_t(w)/β_parent(w) (over the corpus's smoothed word frequencies for the
-// root).
-type Word struct {
-	Word   string  `json:"word"`
-	Weight float64 `json:"weight"`
-	Lift   float64 `json:"lift,omitempty"`
-}
+// Word is a word with its probability under a topic and, among the words
+// by lift, its lift over the parent: topics.json's entries
+// (outputs.WordProb), the one owner of how topic words are chosen.
+type Word = outputs.WordProb
 
 // Node is one topic of the tree (GET /v1/tree lists them in breadth-first
 // order). Share is s_t, the topic's share of the corpus's words under θ;
@@ -130,11 +124,11 @@ type TopicWeight struct {
 // Topic is a topic's details (GET /v1/topics/{id}).
 type Topic struct {
 	Node
-	Path      []int    `json:"path"`      // ids from the root to this topic
-	Sub       []Node   `json:"subtopics"` // the children, with their top words
-	ByWeight  []Word   `json:"words_by_weight"`
-	ByLift    []Word   `json:"words_by_lift"`
-	Documents []DocRef `json:"documents"` // representative: highest θ_t first
+	Path      []int    `json:"path"`            // ids from the root to this topic
+	Sub       []Node   `json:"subtopics"`       // the children, with their top words
+	ByWeight  []Word   `json:"words_by_weight"` // top 20 by β_t
+	ByLift    []Word   `json:"words_by_lift"`   // top 20 by relevance to the parent (outputs.LiftRelevance); none for the root
+	Documents []DocRef `json:"documents"`       // representative: highest θ_t first
 	Total     int      `json:"documents_total"`
 	Next      string   `json:"next_cursor,omitempty"`
 }
@@ -267,11 +261,12 @@ func New(m *model.Model, g *corpus.Graph, emb *model.Embeddings) (*Index, error)
 			ix.docs[r]++
 		}
 	}
+	ix.topics = topics
 	ix.nodes = make([]Node, T)
 	for r, t := range topics {
 		nd := Node{ID: t.ID, Parent: t.Parent, Level: t.Level, Share: t.Share, Docs: int(ix.docs[r]), Children: t.Children}
 		for _, w := range t.Words[:min(TreeWords, len(t.Words))] {
-			nd.Words = append(nd.Words, Word{Word: w.Word, Weight: w.Weight})
+			nd.Words = append(nd.Words, w)
 		}
 		ix.nodes[r] = nd
 	}
@@ -452,7 +447,8 @@ func (ix *Index) Topic(id, offset, limit int) (*Topic, error) {
 	for _, c := range nd.Children {
 		t.Sub = append(t.Sub, ix.nodes[ix.rowOf[c]])
 	}
-	t.ByWeight, t.ByLift = ix.topicWords(r)
+	t.ByWeight = append([]Word{}, ix.topics[r].Words...)
+	t.ByLift = append([]Word{}, ix.topics[r].LiftWords...)
 	ranked := ix.rankedDocs(r)
 	t.Total = len(ranked)
 	if offset > len(ranked) {
@@ -469,50 +465,6 @@ func (ix *Index) Topic(id, offset, limit int) (*Topic, error) {
 		t.Next = strconv.Itoa(end)
 	}
 	return t, nil
-}
-
-// topicWords returns row r's top words by weight and by lift over its
-// parent. Lift ranks only the topic's LiftPool most probable words: over
-// the whole vocabulary it is led by words too rare to describe the topic.
-func (ix *Index) topicWords(r int) (byWeight, byLift []Word) {
-	V := len(ix.g.Vocab)
-	row := ix.beta[r*V : (r+1)*V]
-	var ref []float32
-	if p := ix.m.Topics.Tables().Parent[r]; p >= 0 {
-		ref = ix.beta[int(p)*V : int(p+1)*V]
-	} else {
-		ref = ix.unigram()
-	}
-	idx := make([]int, V)
-	for i := range idx {
-		idx[i] = i
-	}
-	sortByDesc(idx, row)
-	lift := func(w int) float64 { return float64(row[w]) / float64(ref[w]) }
-	for _, w := range idx[:min(TopicWords, V)] {
-		byWeight = append(byWeight, Word{Word: ix.g.Vocab[w], Weight: float64(row[w]), Lift: lift(w)})
-	}
-	pool := slices.Clone(idx[:min(LiftPool, V)])
-	sort.SliceStable(pool, func(a, b int) bool { return lift(pool[a]) > lift(pool[b]) })
-	for _, w := range pool[:min(TopicWords, len(pool))] {
-		byLift = append(byLift, Word{Word: ix.g.Vocab[w], Weight: float64(row[w]), Lift: lift(w)})
-	}
-	return byWeight, byLift
-}
-
-// unigram returns the corpus's smoothed word frequencies (the decoder
-// background's, model.LogUnigram), the root's lift reference: no word has
-// frequency 0.
-func (ix *Index) unigram() []float32 {
-	all := make([]int32, ix.g.NumDocs())
-	for i := range all {
-		all[i] = int32(i)
-	}
-	f := model.LogUnigram(ix.g, all)
-	for w, v := range f {
-		f[w] = float32(math.Exp(float64(v)))
-	}
-	return f
 }
 
 // rankedDocs returns row r's documents by θ_r descending (computed once).

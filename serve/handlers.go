@@ -239,6 +239,9 @@ func (h embedHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
+	if r.Context().Err() != nil {
+		return // the client is gone: spare the work
+	}
 	emb := h.ix.Model().EmbedNew(g, nd, h.opt.MaxNbrs, h.opt.Batch)
 	res := EmbedResponse{Docs: make([]Embedded, len(docs)), Warnings: []string{}}
 	for _, u := range nd.UnknownLinks {

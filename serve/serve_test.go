@@ -51,7 +51,7 @@ func TestEndpoints(t *testing.T) {
 		{"info", "GET", "/v1/info", "", 200, fmt.Sprintf(`"dim":%d`, ix.Info().Dim)},
 		{"info hash", "GET", "/v1/info", "", 200, `"model_sha256":"`},
 		{"tree", "GET", "/v1/tree", "", 200, `"word":"` + top + `"`},
-		{"topic", "GET", "/v1/topics/0?limit=3", "", 200, `"words_by_lift"`},
+		{"topic", "GET", "/v1/topics/1?limit=3", "", 200, `"words_by_lift":[{`},
 		{"topic page 2", "GET", "/v1/topics/0?limit=3&cursor=3", "", 200, `"next_cursor":"6"`},
 		{"topic id not int", "GET", "/v1/topics/abc", "", 400, `topic id \"abc\" is not an integer`},
 		{"topic unknown", "GET", "/v1/topics/999", "", 404, `topic 999`},

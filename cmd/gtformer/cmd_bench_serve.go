@@ -60,17 +60,18 @@ machine: figures from a busy one are not comparable.`)
 		Load:       serve.LoadOptions{Requests: *requests, Duration: *duration, Concurrency: *conc},
 		EmbedBatch: *batch,
 	})
-	if err != nil {
+	if res == nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s, %d documents, width %d, %s BLAS, %d in flight, at most %d requests or %v per endpoint\n\n",
 		d.source(), ix.NumDocs(), m.Cfg.Width, tensor.BLASName(), *conc, *requests, *duration)
 	fmt.Fprintln(stdout, "| endpoint | requests | errors | p50 | p99 | requests/s |")
 	fmt.Fprintln(stdout, "|---|---|---|---|---|---|")
-	failed := 0
 	for _, r := range res {
 		fmt.Fprintf(stdout, "| %s | %d | %d | %s | %s | %.1f |\n", r.Name, r.Requests, r.Errors, ms(r.P50), ms(r.P99), r.PerSecond)
-		failed += r.Errors
+	}
+	if err != nil {
+		return err // the runs are printed; the server did not stop cleanly
 	}
 	fmt.Fprintf(stdout, "\ngoroutines left after shutdown: %d\n", leaked)
 	for _, r := range res {

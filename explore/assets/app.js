@@ -354,13 +354,15 @@
       el('p', { class: 'note', text: 'level ' + t.level + ' \u00b7 ' + pct(t.share) + ' of the words \u00b7 ' + t.docs + ' documents on paths through it' }));
     const wordsBox = el('div', { id: 'topic-words' });
     const drawWords = () => {
-      const lift = state.panelWords === 'lift';
+      const lift = state.panelWords === 'lift' && t.words_by_lift.length > 0;
       wordsBox.replaceChildren(wordTable(lift ? t.words_by_lift : t.words_by_weight, lift ? 'lift' : 'weight'));
       bw.classList.toggle('active', !lift);
       bl.classList.toggle('active', lift);
     };
     const bw = el('button', { type: 'button', id: 'words-weight', text: 'by weight' });
-    const bl = el('button', { type: 'button', id: 'words-lift', text: t.parent < 0 ? 'by lift over the corpus' : 'by lift over #' + t.parent });
+    const bl = el('button', { type: 'button', id: 'words-lift', text: t.parent < 0 ? 'by lift (no parent)' : 'by lift over #' + t.parent });
+    // The root has no parent to be compared with: no words by lift.
+    if (!t.words_by_lift.length) bl.disabled = true;
     bw.addEventListener('click', () => { state.panelWords = 'weight'; drawWords(); });
     bl.addEventListener('click', () => { state.panelWords = 'lift'; drawWords(); });
     const subs = el('div', {});
