@@ -21,6 +21,9 @@ type NewDocs struct {
 	// order (known + i).
 	Links   [][2]int32
 	Unknown int // words dropped because the vocabulary lacks them
+	// UnknownLinks are the links left out because they name no document
+	// (ResolveNewDocs with dropUnknown; empty otherwise).
+	UnknownLinks []UnknownLink
 }
 
 // ReadNewDocs reads JSON Lines of new documents, {"id": ..., "text": ...,
@@ -38,24 +41,8 @@ func ReadNewDocs(path string, g *Graph) (*NewDocs, error) {
 }
 
 func readNewDocs(name string, r io.Reader, g *Graph) (*NewDocs, error) {
-	vocab := make(map[string]int32, len(g.Vocab))
-	for i, w := range g.Vocab {
-		vocab[w] = int32(i)
-	}
-	known := map[string]int32{}
-	if g.DocIDs != nil {
-		for i, id := range g.DocIDs {
-			known[id] = int32(i)
-		}
-	}
-	nd := &NewDocs{}
-	newID := map[string]int32{}
-	type pending struct {
-		line  int
-		from  int32
-		links []string
-	}
-	var todo []pending
+	var docs []NewDoc
+	var lines []int // lines[i] is the line of docs[i]
 	lr := newLineReader(r)
 	for {
 		line, err := lr.next()
@@ -85,38 +72,95 @@ func readNewDocs(name string, r io.Reader, g *Graph) (*NewDocs, error) {
 		if rec.Text == nil {
 			return nil, parseErrorf(name, lr.line, "document %q has no \"text\"", id)
 		}
-		if _, dup := newID[id]; dup {
-			return nil, parseErrorf(name, lr.line, "duplicate id %q", id)
+		d := NewDoc{ID: id, Text: *rec.Text}
+		for _, l := range rec.Links {
+			s, err := idString(l)
+			if err != nil {
+				return nil, parseErrorf(name, lr.line, "link: %v", err)
+			}
+			d.Links = append(d.Links, s)
 		}
-		me := int32(g.NumDocs() + len(nd.IDs))
-		newID[id] = me
+		docs = append(docs, d)
+		lines = append(lines, lr.line)
+	}
+	if len(docs) == 0 {
+		return nil, fmt.Errorf("%s: no documents", name)
+	}
+	nd, err := g.ResolveNewDocs(docs, false)
+	var de *NewDocError
+	if errors.As(err, &de) {
+		return nil, parseErrorf(name, lines[de.Doc], "%v", de.Err)
+	}
+	return nd, err
+}
+
+// NewDoc is one new document as a reader gives it: its id, raw text and
+// the ids of the documents it links to.
+type NewDoc struct {
+	ID    string
+	Text  string
+	Links []string
+}
+
+// UnknownLink is a link of a new document that names no document: Doc is
+// the new document's index, ID the id its link gives.
+type UnknownLink struct {
+	Doc int
+	ID  string
+}
+
+// NewDocError is a problem with the new document at index Doc.
+type NewDocError struct {
+	Doc int
+	Err error
+}
+
+func (e *NewDocError) Error() string { return fmt.Sprintf("new document %d: %v", e.Doc, e.Err) }
+func (e *NewDocError) Unwrap() error { return e.Err }
+
+// ResolveNewDocs maps new documents into g: their text tokenized into g's
+// vocabulary (unknown words dropped and counted) and their links resolved
+// to g's documents (by id, DocIDs for a JSON Lines corpus; the 0-based line
+// number of contents.txt for a folder corpus) or to each other (a link may
+// name a document that comes later). A link that names no document is an
+// error, or, with dropUnknown, left out and listed in UnknownLinks (for a
+// caller that reports it, such as an HTTP API). Problems with one document
+// (an empty or duplicate id, an unknown link) are *NewDocError.
+func (g *Graph) ResolveNewDocs(docs []NewDoc, dropUnknown bool) (*NewDocs, error) {
+	vocab := make(map[string]int32, len(g.Vocab))
+	for i, w := range g.Vocab {
+		vocab[w] = int32(i)
+	}
+	known := map[string]int32{}
+	for i, id := range g.DocIDs {
+		known[id] = int32(i)
+	}
+	nd := &NewDocs{}
+	newID := make(map[string]int32, len(docs))
+	for i, d := range docs {
+		if d.ID == "" {
+			return nil, &NewDocError{i, errors.New("id: missing or empty")}
+		}
+		if _, dup := newID[d.ID]; dup {
+			return nil, &NewDocError{i, fmt.Errorf("duplicate id %q", d.ID)}
+		}
+		newID[d.ID] = int32(g.NumDocs() + i)
 		var toks []int32
-		for _, w := range Tokenize(*rec.Text) {
+		for _, w := range Tokenize(d.Text) {
 			if v, ok := vocab[w]; ok {
 				toks = append(toks, v)
 			} else {
 				nd.Unknown++
 			}
 		}
-		nd.IDs = append(nd.IDs, id)
+		nd.IDs = append(nd.IDs, d.ID)
 		nd.Tokens = append(nd.Tokens, toks)
-		p := pending{line: lr.line, from: me}
-		for _, l := range rec.Links {
-			s, err := idString(l)
-			if err != nil {
-				return nil, parseErrorf(name, lr.line, "link: %v", err)
-			}
-			p.links = append(p.links, s)
-		}
-		todo = append(todo, p)
 	}
-	if len(nd.IDs) == 0 {
-		return nil, fmt.Errorf("%s: no documents", name)
-	}
-	// Links are resolved after reading, so a new document may link to one
-	// that comes later in the file.
-	for _, p := range todo {
-		for _, s := range p.links {
+	// Links are resolved after every id is known, so a new document may
+	// link to one that comes later.
+	for i, d := range docs {
+		from := int32(g.NumDocs() + i)
+		for _, s := range d.Links {
 			to, ok := newID[s]
 			if !ok {
 				to, ok = known[s]
@@ -126,14 +170,22 @@ func readNewDocs(name string, r io.Reader, g *Graph) (*NewDocs, error) {
 					to, ok = int32(k), true
 				}
 			}
-			if !ok {
-				return nil, parseErrorf(name, p.line, "link names document %q, which is neither a known document nor a new one", s)
+			switch {
+			case ok:
+				nd.Links = append(nd.Links, [2]int32{from, to})
+			case dropUnknown:
+				nd.UnknownLinks = append(nd.UnknownLinks, UnknownLink{Doc: i, ID: s})
+			default:
+				return nil, &NewDocError{i, fmt.Errorf("link names document %q, which is neither a known document nor a new one", s)}
 			}
-			nd.Links = append(nd.Links, [2]int32{p.from, to})
 		}
 	}
 	return nd, nil
 }
+
+// ParseID reads a document id given in JSON, a non-empty string or an
+// integer (as the JSON Lines of new documents give them), as a string.
+func ParseID(raw json.RawMessage) (string, error) { return idString(raw) }
 
 // idString reads a JSON string or integer id.
 func idString(raw json.RawMessage) (string, error) {

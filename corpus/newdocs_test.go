@@ -92,3 +92,35 @@ func FuzzReadNewDocs(f *testing.F) {
 		}
 	})
 }
+
+// TestResolveNewDocsDropUnknown: with dropUnknown a link to nothing is left
+// out and listed (document index and the id given), the other links kept;
+// without it, it is a *NewDocError naming the document.
+func TestResolveNewDocsDropUnknown(t *testing.T) {
+	docs := []NewDoc{
+		{ID: "a", Text: "graph tree", Links: []string{"nope", "1", "b"}},
+		{ID: "b", Text: "topic", Links: []string{"9"}},
+	}
+	nd, err := tinyKnown().ResolveNewDocs(docs, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantLinks := [][2]int32{{2, 1}, {2, 3}}
+	if len(nd.Links) != len(wantLinks) || nd.Links[0] != wantLinks[0] || nd.Links[1] != wantLinks[1] {
+		t.Errorf("links %v, want %v", nd.Links, wantLinks)
+	}
+	wantUnknown := []UnknownLink{{0, "nope"}, {1, "9"}}
+	if len(nd.UnknownLinks) != 2 || nd.UnknownLinks[0] != wantUnknown[0] || nd.UnknownLinks[1] != wantUnknown[1] {
+		t.Errorf("unknown links %v, want %v", nd.UnknownLinks, wantUnknown)
+	}
+	_, err = tinyKnown().ResolveNewDocs(docs, false)
+	var de *NewDocError
+	if !errors.As(err, &de) || de.Doc != 0 || !strings.Contains(err.Error(), `"nope"`) {
+		t.Errorf("strict: error %v, want a NewDocError for document 0 naming \"nope\"", err)
+	}
+	for _, bad := range [][]NewDoc{{{ID: "", Text: "x"}}, {{ID: "a"}, {ID: "a"}}} {
+		if _, err := tinyKnown().ResolveNewDocs(bad, true); !errors.As(err, &de) {
+			t.Errorf("%v: error %v, want a NewDocError", bad, err)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/gtformer/gtformer/corpus"
+	"github.com/gtformer/gtformer/model"
 	"github.com/gtformer/gtformer/npy"
 	"github.com/gtformer/gtformer/outputs"
 )
@@ -99,35 +100,33 @@ documents it links to. Rows follow the documents' order.`)
 	if err != nil {
 		return err
 	}
-	docs := make([]int32, g.NumDocs())
-	for i := range docs {
-		docs[i] = int32(i)
-	}
+	var emb *model.Embeddings
 	if *newDocs != "" {
 		nd, err := corpus.ReadNewDocs(*newDocs, g)
 		if err != nil {
 			return err
 		}
-		known := g.NumDocs()
-		g = g.Extend(nd)
-		docs = docs[:0]
-		for i := known; i < g.NumDocs(); i++ {
-			docs = append(docs, int32(i))
-		}
 		if nd.Unknown > 0 {
 			fmt.Fprintf(stderr, "%s: %d words outside the model's vocabulary were dropped\n", *newDocs, nd.Unknown)
 		}
+		emb = m.EmbedNew(g, nd, *maxNbrs, *batch)
+	} else {
+		docs := make([]int32, g.NumDocs())
+		for i := range docs {
+			docs[i] = int32(i)
+		}
+		nbrs := func(i int32) []int32 { return g.Neighbors(int(i)) }
+		emb = m.Embed(m.Inputs(g, nbrs), docs, nbrs, *maxNbrs, *batch)
 	}
-	nbrs := func(i int32) []int32 { return g.Neighbors(int(i)) }
-	emb := m.Embed(m.Inputs(g, nbrs), docs, nbrs, *maxNbrs, *batch)
-	if err := npy.Write(*out, []int{len(docs), emb.Width + 1}, emb.Points); err != nil {
+	rows := len(emb.Points) / (emb.Width + 1)
+	if err := npy.Write(*out, []int{rows, emb.Width + 1}, emb.Points); err != nil {
 		return err
 	}
 	if *topicsOut != "" {
-		if err := npy.Write(*topicsOut, []int{len(docs), emb.Topics}, emb.Theta); err != nil {
+		if err := npy.Write(*topicsOut, []int{rows, emb.Topics}, emb.Theta); err != nil {
 			return err
 		}
 	}
-	fmt.Fprintf(stdout, "embedded %d documents into %s (%d × %d)\n", len(docs), *out, len(docs), emb.Width+1)
+	fmt.Fprintf(stdout, "embedded %d documents into %s (%d × %d)\n", rows, *out, rows, emb.Width+1)
 	return nil
 }

@@ -1,0 +1,18 @@
+package explore
+
+import (
+	"embed"
+	"io/fs"
+)
+
+//go:embed assets/index.html assets/app.js assets/style.css
+var assets embed.FS
+
+// Assets returns the explorer page's files: index.html, app.js, style.css.
+func Assets() fs.FS {
+	sub, err := fs.Sub(assets, "assets")
+	if err != nil {
+		panic("explore: embedded assets: " + err.Error()) // the embed directive guarantees the folder
+	}
+	return sub
+}
