@@ -9,6 +9,7 @@ import (
 	"math"
 
 	"github.com/gtformer/gtformer/corpus"
+	"github.com/gtformer/gtformer/internal/phases"
 	"github.com/gtformer/gtformer/metrics"
 	"github.com/gtformer/gtformer/model"
 )
@@ -72,6 +73,9 @@ type Options struct {
 	K          int // kNN neighbours (default 5)
 	MaxNbrs    int // neighbours a document aggregates at inference (default 64)
 	EmbedBatch int // documents per inference batch (default 128)
+	// Phases, when set, receives the time of the final embedding and of
+	// the scoring ("final embedding", "evaluation").
+	Phases *phases.Record
 }
 
 func (o *Options) defaults() {
@@ -91,12 +95,15 @@ func (o *Options) defaults() {
 // reads them) are propagated anew over the same neighbour lists.
 func Run(m *model.Model, g *corpus.Graph, s *corpus.Split, in *model.Inputs, opt Options) *Result {
 	opt.defaults()
+	stop := opt.Phases.Start("final embedding")
 	all := make([]int32, g.NumDocs())
 	for i := range all {
 		all[i] = int32(i)
 	}
 	in = m.WithFeatures(in, s.TrainNeighbors32)
 	emb := m.Embed(in, all, s.TrainNeighbors32, opt.MaxNbrs, opt.EmbedBatch)
+	stop()
+	defer opt.Phases.Start("evaluation")()
 	res := &Result{Emb: emb}
 	res.Test = Score(m, g, s, emb, opt.K)
 	res.Test.LogPerplexityCompletion = ptr(Completion(m, g, s, opt))

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"io"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -54,6 +55,11 @@ type Model struct {
 	// training documents (FitFeatures) and saved with the weights as
 	// "buffers.lsa"; nil without hop features.
 	LSA *features.Basis
+
+	// Progress, when set, receives progress bars of the passes over many
+	// documents (cache refreshes, embedding); passes that end within a few
+	// seconds draw nothing.
+	Progress io.Writer
 
 	dropSrc *rand.PCG  // reseeded per epoch (SeedDropout) so resumed runs match
 	rng     *rand.Rand // dropout masks, drawn from dropSrc
