@@ -1,8 +1,8 @@
 package model
 
 import (
-	"io"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"slices"
