@@ -76,10 +76,7 @@ func KNNGraph(g *Graph, opt KNNOptions) [][2]int32 {
 	for _, w := range bow.Word {
 		df[w]++
 	}
-	idf := make([]float64, v)
-	for w := range idf {
-		idf[w] = math.Log(float64(1+n)/float64(1+df[w])) + 1
-	}
+	idf := g.IDF(g.AllDocs())
 	weight := make([]float32, len(bow.Word))
 	for i := 0; i < n; i++ {
 		lo, hi := bow.Ptr[i], bow.Ptr[i+1]
