@@ -268,6 +268,7 @@ Prints the learned topic tree and the test metrics; writes the outputs to
 	}
 	// metrics.json again, now with every phase's time (outputs and plots
 	// included).
+	met.Test, met.Topics = res.Test, res.Topics
 	met.Phases = ph.Seconds()
 	if err := outputs.WriteMetrics(filepath.Join(*out, "metrics.json"), met); err != nil {
 		return err
