@@ -8,10 +8,12 @@ package evaluate
 import (
 	"math"
 	"slices"
+	"time"
 
 	"github.com/gtformer/gtformer/corpus"
 	"github.com/gtformer/gtformer/internal/parallel"
 	"github.com/gtformer/gtformer/internal/phases"
+	"github.com/gtformer/gtformer/internal/progress"
 	"github.com/gtformer/gtformer/metrics"
 	"github.com/gtformer/gtformer/model"
 	"github.com/gtformer/gtformer/tensor"
@@ -157,7 +159,7 @@ func Score(m *model.Model, g *corpus.Graph, s *corpus.Split, emb *model.Embeddin
 	if g.Labels != nil && len(s.Test) > 0 && len(s.Train) > 0 {
 		yTrain := labelsOf(g, s.Train)
 		yTest := labelsOf(g, s.Test)
-		pred := metrics.KNN(rows(emb.Points, dim, s.Train), yTrain, rows(emb.Points, dim, s.Test), dim, k)
+		pred := knn(m, rows(emb.Points, dim, s.Train), yTrain, rows(emb.Points, dim, s.Test), dim, k)
 		t.KNNMicroF1 = ptr(metrics.MicroF1(yTest, pred))
 		t.KNNMacroF1 = ptr(metrics.MacroF1(yTest, pred))
 		if emb.Pred != nil {
@@ -175,7 +177,13 @@ func Score(m *model.Model, g *corpus.Graph, s *corpus.Split, emb *model.Embeddin
 		if len(s.Test) <= ExactLinkDocs {
 			auc, n = metrics.LinkAUC(s.Test, s.TestLinks, LinkScore(m, emb))
 		} else {
-			auc, n = metrics.LinkAUCBlocked(s.Test, s.TestLinks, LinkScoreBlock(m, emb, s.Test))
+			score := LinkScoreBlock(m, emb, s.Test)
+			bar := bar(m, "link AUC", len(s.Test))
+			auc, n = metrics.LinkAUCBlocked(s.Test, s.TestLinks, func(rows []int, dst []float64) {
+				score(rows, dst)
+				bar.Add(int64(len(rows)))
+			})
+			bar.Finish()
 		}
 		if n > 0 {
 			t.LinkAUC = ptr(auc)
@@ -186,6 +194,38 @@ func Score(m *model.Model, g *corpus.Graph, s *corpus.Split, emb *model.Embeddin
 		t.LogPerplexity = ptr(metrics.PerplexityExponent(theta, m.Beta(), emb.Topics, metrics.Subset(g, s.Test)))
 	}
 	return t
+}
+
+// knnChunk is the number of test rows knn classifies between two updates
+// of its progress bar.
+const knnChunk = 4096
+
+// knn is metrics.KNN with a progress bar on m.Progress when it takes the
+// blocked path: the test rows go in chunks, each row classified on its own,
+// so the predictions are those of one call.
+func knn(m *model.Model, train []float32, yTrain []int32, test []float32, dim, k int) []int32 {
+	nTr, nTe := len(train)/dim, len(test)/dim
+	if m.Progress == nil || int64(nTr)*int64(nTe) <= metrics.ExactKNNPairs {
+		return metrics.KNN(train, yTrain, test, dim, k)
+	}
+	bar := bar(m, "kNN", nTe)
+	defer bar.Finish()
+	pred := make([]int32, 0, nTe)
+	for lo := 0; lo < nTe; lo += knnChunk {
+		hi := min(lo+knnChunk, nTe)
+		pred = append(pred, metrics.KNNBlocked(train, yTrain, test[lo*dim:hi*dim], dim, k)...)
+		bar.Add(int64(hi - lo))
+	}
+	return pred
+}
+
+// bar returns a progress bar over n items on m.Progress (nil without one),
+// silent for work that ends within a few seconds.
+func bar(m *model.Model, label string, n int) *progress.Bar {
+	if m.Progress == nil {
+		return nil
+	}
+	return progress.New(m.Progress, label, int64(n), progress.Delay(3*time.Second))
 }
 
 func labelsOf(g *corpus.Graph, docs []int32) []int32 {
