@@ -28,13 +28,7 @@ const (
 // KNN, so results differ from KNN's only where float32 rounding reorders
 // near-ties.
 func KNNBlocked(train []float32, yTrain []int32, test []float32, dim, k int) []int32 {
-	if dim <= 0 || len(train)%dim != 0 || len(test)%dim != 0 {
-		panic(fmt.Sprintf("metrics: KNN: dim %d does not divide train (%d) and test (%d) lengths", dim, len(train), len(test)))
-	}
-	nTr, nTe := len(train)/dim, len(test)/dim
-	if len(yTrain) != nTr {
-		panic(fmt.Sprintf("metrics: KNN: %d training labels for %d training rows", len(yTrain), nTr))
-	}
+	nTr, nTe := knnRows(train, yTrain, test, dim)
 	if k < 1 {
 		panic(fmt.Sprintf("metrics: KNN: k = %d, want ≥ 1", k))
 	}

@@ -22,13 +22,7 @@ const DefaultK = 5
 // float32 matrix products in blocks of bounded size instead (KNNBlocked):
 // the same neighbours up to float32 rounding of near-ties, at BLAS speed.
 func KNN(train []float32, yTrain []int32, test []float32, dim, k int) []int32 {
-	if dim <= 0 || len(train)%dim != 0 || len(test)%dim != 0 {
-		panic(fmt.Sprintf("metrics: KNN: dim %d does not divide train (%d) and test (%d) lengths", dim, len(train), len(test)))
-	}
-	nTr, nTe := len(train)/dim, len(test)/dim
-	if len(yTrain) != nTr {
-		panic(fmt.Sprintf("metrics: KNN: %d training labels for %d training rows", len(yTrain), nTr))
-	}
+	nTr, nTe := knnRows(train, yTrain, test, dim)
 	if int64(nTr)*int64(nTe) > ExactKNNPairs {
 		return KNNBlocked(train, yTrain, test, dim, k)
 	}
@@ -44,6 +38,19 @@ func KNN(train []float32, yTrain []int32, test []float32, dim, k int) []int32 {
 			dst[j] = an + trNorm[j] - 2*dst[j]
 		}
 	})
+}
+
+// knnRows checks KNN's arguments (programmer errors panic) and returns the
+// training and test row counts.
+func knnRows(train []float32, yTrain []int32, test []float32, dim int) (nTr, nTe int) {
+	if dim <= 0 || len(train)%dim != 0 || len(test)%dim != 0 {
+		panic(fmt.Sprintf("metrics: KNN: dim %d does not divide train (%d) and test (%d) lengths", dim, len(train), len(test)))
+	}
+	nTr, nTe = len(train)/dim, len(test)/dim
+	if len(yTrain) != nTr {
+		panic(fmt.Sprintf("metrics: KNN: %d training labels for %d training rows", len(yTrain), nTr))
+	}
+	return nTr, nTe
 }
 
 // KNNFunc is KNN over a caller-supplied distance: dist(i, dst) fills dst
