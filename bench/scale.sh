@@ -50,7 +50,7 @@ for n in "${sizes[@]}"; do
   grep -m1 "^training on" "$WORK/log$n.txt" >&2 || true
 done
 
-# The table: one row per phase (in the order of the first run), one column
+# The table: one row per phase (in the order a run goes through them), one column
 # per size; then the total wall time and the peak RSS.
 awk -v sizes="${sizes[*]}" -v work="$WORK" '
 function readphases(n,   f, line, inph, k, v) {
@@ -63,20 +63,25 @@ function readphases(n,   f, line, inph, k, v) {
       k = line; sub(/^ *"/, "", k); sub(/".*/, "", k)
       v = line; sub(/.*: */, "", v); sub(/,$/, "", v)
       secs[n, k] = v
-      if (!(k in seen)) { seen[k] = 1; order[++np] = k }
+      if (!(k in seen)) { seen[k] = 1; extra[++nx] = k }
     }
   }
   close(f)
   f = work "/time" n ".txt"
   while ((getline line < f) > 0) {
     if (line ~ /Maximum resident set size/) { v = line; sub(/.*: */, "", v); rss[n] = v / 1048576 }
-    if (line ~ /Elapsed \(wall clock\)/) { v = line; sub(/.*: */, "", v); wall[n] = v }
+    if (line ~ /Elapsed \(wall clock\)/) { v = line; sub(/.*\): */, "", v); wall[n] = v }
   }
   close(f)
 }
 BEGIN {
   ns = split(sizes, sz, " ")
   for (i = 1; i <= ns; i++) readphases(sz[i])
+  # metrics.json lists the phases by name; the table lists them in the
+  # order a run goes through them, then any others.
+  np = split("load|split and sampler|tf-idf|features|topic start|cache refresh|steps|validation|growth|final embedding|evaluation|outputs|plots", order, "|")
+  for (p = 1; p <= np; p++) known[order[p]] = 1
+  for (x = 1; x <= nx; x++) if (!(extra[x] in known)) order[++np] = extra[x]
   hdr = "| phase (s) |"; sep = "|---|"
   for (i = 1; i <= ns; i++) { hdr = hdr sprintf(" %dK |", sz[i] / 1000); sep = sep "---:|" }
   print hdr; print sep
