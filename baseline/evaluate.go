@@ -3,11 +3,10 @@ package baseline
 import (
 	"fmt"
 	"math"
-	"runtime"
-	"sync"
 	"time"
 
 	"github.com/gtformer/gtformer/corpus"
+	"github.com/gtformer/gtformer/internal/parallel"
 	"github.com/gtformer/gtformer/metrics"
 )
 
@@ -200,36 +199,25 @@ func linkScores(x *Vectors, test []int32, norms []float64) (cos, negSq metrics.S
 func testGram(x *Vectors, test []int32) []float64 {
 	n := len(test)
 	g := make([]float64, n*n)
-	rows := make(chan int, n)
-	for p := range n {
-		rows <- p
-	}
-	close(rows)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), max(n, 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			q := make([]float64, x.Dim)
-			for p := range rows {
-				ai, av := x.Row(int(test[p]))
-				for k, c := range ai {
-					q[c] = float64(av[k])
-				}
-				for r := p; r < n; r++ {
-					bi, bv := x.Row(int(test[r]))
-					var s float64
-					for k, c := range bi {
-						s += q[c] * float64(bv[k])
-					}
-					g[p*n+r], g[r*n+p] = s, s
-				}
-				for _, c := range ai {
-					q[c] = 0
-				}
+	parallel.Each(n, func() func(p int) {
+		q := make([]float64, x.Dim)
+		return func(p int) {
+			ai, av := x.Row(int(test[p]))
+			for k, c := range ai {
+				q[c] = float64(av[k])
 			}
-		}()
-	}
-	wg.Wait()
+			for r := p; r < n; r++ {
+				bi, bv := x.Row(int(test[r]))
+				var s float64
+				for k, c := range bi {
+					s += q[c] * float64(bv[k])
+				}
+				g[p*n+r], g[r*n+p] = s, s
+			}
+			for _, c := range ai {
+				q[c] = 0
+			}
+		}
+	})
 	return g
 }

@@ -17,18 +17,7 @@ import (
 func TFIDF(g *corpus.Graph, s *corpus.Split) *Vectors {
 	bow := g.BoW()
 	V := len(g.Vocab)
-	df := make([]int, V)
-	for _, d := range s.Train {
-		words, _ := bow.Row(int(d))
-		for _, w := range words {
-			df[w]++
-		}
-	}
-	n := float64(len(s.Train))
-	idf := make([]float64, V)
-	for w := range idf {
-		idf[w] = math.Log((1+n)/(1+float64(df[w]))) + 1
-	}
+	idf := g.IDF(s.Train)
 	v := &Vectors{Dim: V, Ptr: make([]int64, 1, g.NumDocs()+1), Idx: make([]int32, 0, len(bow.Word)), Val: make([]float32, 0, len(bow.Word))}
 	for i := range g.NumDocs() {
 		words, counts := bow.Row(i)

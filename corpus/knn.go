@@ -2,10 +2,9 @@ package corpus
 
 import (
 	"math"
-	"runtime"
 	"slices"
-	"sync"
-	"sync/atomic"
+
+	"github.com/gtformer/gtformer/internal/parallel"
 )
 
 // KNNOptions configure the induced link graph.
@@ -77,10 +76,7 @@ func KNNGraph(g *Graph, opt KNNOptions) [][2]int32 {
 	for _, w := range bow.Word {
 		df[w]++
 	}
-	idf := make([]float64, v)
-	for w := range idf {
-		idf[w] = math.Log(float64(1+n)/float64(1+df[w])) + 1
-	}
+	idf := g.IDF(g.AllDocs())
 	weight := make([]float32, len(bow.Word))
 	for i := 0; i < n; i++ {
 		lo, hi := bow.Ptr[i], bow.Ptr[i+1]
@@ -149,57 +145,42 @@ func KNNGraph(g *Graph, opt KNNOptions) [][2]int32 {
 	for i := range nbr {
 		nbr[i] = -1
 	}
-	var next atomic.Int64
-	const chunk = 64
-	workers := min(runtime.GOMAXPROCS(0), max(1, n/chunk))
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			acc := make([]float32, n)
-			var touched []int32
-			best := make([]int32, 0, k)
-			bestS := make([]float32, 0, k)
-			for {
-				start := int(next.Add(chunk)) - chunk
-				if start >= n {
-					return
+	parallel.Each(n, func() func(i int) {
+		acc := make([]float32, n)
+		var touched []int32
+		best := make([]int32, 0, k)
+		bestS := make([]float32, 0, k)
+		return func(i int) {
+			touched = touched[:0]
+			for p := bow.Ptr[i]; p < bow.Ptr[i+1]; p++ {
+				w := bow.Word[p]
+				if !use[w] {
+					continue
 				}
-				for i := start; i < min(start+chunk, n); i++ {
-					touched = touched[:0]
-					for p := bow.Ptr[i]; p < bow.Ptr[i+1]; p++ {
-						w := bow.Word[p]
-						if !use[w] {
-							continue
-						}
-						wi := weight[p]
-						docs := postDoc[postPtr[w]:postPtr[w+1]]
-						wts := postWt[postPtr[w]:postPtr[w+1]]
-						wts = wts[:len(docs)]
-						for q, j := range docs {
-							a := acc[j]
-							if a == 0 {
-								touched = append(touched, j)
-							}
-							acc[j] = a + wi*wts[q]
-						}
+				wi := weight[p]
+				docs := postDoc[postPtr[w]:postPtr[w+1]]
+				wts := postWt[postPtr[w]:postPtr[w+1]]
+				wts = wts[:len(docs)]
+				for q, j := range docs {
+					a := acc[j]
+					if a == 0 {
+						touched = append(touched, j)
 					}
-					best, bestS = best[:0], bestS[:0]
-					for _, j := range touched {
-						s := acc[j]
-						acc[j] = 0
-						if int(j) == i || s <= 0 {
-							continue
-						}
-						best, bestS = insertTop(best, bestS, j, s, k)
-					}
-					copy(nbr[i*k:], best)
+					acc[j] = a + wi*wts[q]
 				}
 			}
-		}()
-	}
-	wg.Wait()
+			best, bestS = best[:0], bestS[:0]
+			for _, j := range touched {
+				s := acc[j]
+				acc[j] = 0
+				if int(j) == i || s <= 0 {
+					continue
+				}
+				best, bestS = insertTop(best, bestS, j, s, k)
+			}
+			copy(nbr[i*k:], best)
+		}
+	})
 
 	links := make([][2]int32, 0, n*k)
 	for i := 0; i < n; i++ {

@@ -7,10 +7,16 @@ package evaluate
 
 import (
 	"math"
+	"slices"
+	"time"
 
 	"github.com/gtformer/gtformer/corpus"
+	"github.com/gtformer/gtformer/internal/parallel"
+	"github.com/gtformer/gtformer/internal/phases"
+	"github.com/gtformer/gtformer/internal/progress"
 	"github.com/gtformer/gtformer/metrics"
 	"github.com/gtformer/gtformer/model"
+	"github.com/gtformer/gtformer/tensor"
 )
 
 // Test holds the test-split metrics (F1 and AUC in percent); pointers are nil
@@ -72,6 +78,9 @@ type Options struct {
 	K          int // kNN neighbours (default 5)
 	MaxNbrs    int // neighbours a document aggregates at inference (default 64)
 	EmbedBatch int // documents per inference batch (default 128)
+	// Phases, when set, receives the time of the final embedding and of
+	// the scoring ("final embedding", "evaluation").
+	Phases *phases.Record
 }
 
 func (o *Options) defaults() {
@@ -91,12 +100,15 @@ func (o *Options) defaults() {
 // reads them) are propagated anew over the same neighbour lists.
 func Run(m *model.Model, g *corpus.Graph, s *corpus.Split, in *model.Inputs, opt Options) *Result {
 	opt.defaults()
+	stop := opt.Phases.Start("final embedding")
 	all := make([]int32, g.NumDocs())
 	for i := range all {
 		all[i] = int32(i)
 	}
 	in = m.WithFeatures(in, s.TrainNeighbors32)
 	emb := m.Embed(in, all, s.TrainNeighbors32, opt.MaxNbrs, opt.EmbedBatch)
+	stop()
+	defer opt.Phases.Start("evaluation")()
 	res := &Result{Emb: emb}
 	res.Test = Score(m, g, s, emb, opt.K)
 	res.Test.LogPerplexityCompletion = ptr(Completion(m, g, s, opt))
@@ -147,7 +159,7 @@ func Score(m *model.Model, g *corpus.Graph, s *corpus.Split, emb *model.Embeddin
 	if g.Labels != nil && len(s.Test) > 0 && len(s.Train) > 0 {
 		yTrain := labelsOf(g, s.Train)
 		yTest := labelsOf(g, s.Test)
-		pred := metrics.KNN(rows(emb.Points, dim, s.Train), yTrain, rows(emb.Points, dim, s.Test), dim, k)
+		pred := knn(m, rows(emb.Points, dim, s.Train), yTrain, rows(emb.Points, dim, s.Test), dim, k)
 		t.KNNMicroF1 = ptr(metrics.MicroF1(yTest, pred))
 		t.KNNMacroF1 = ptr(metrics.MacroF1(yTest, pred))
 		if emb.Pred != nil {
@@ -160,7 +172,19 @@ func Score(m *model.Model, g *corpus.Graph, s *corpus.Split, emb *model.Embeddin
 		}
 	}
 	if len(s.TestLinks) > 0 {
-		auc, n := metrics.LinkAUC(s.Test, s.TestLinks, LinkScore(m, emb))
+		var auc float64
+		var n int
+		if len(s.Test) <= ExactLinkDocs {
+			auc, n = metrics.LinkAUC(s.Test, s.TestLinks, LinkScore(m, emb))
+		} else {
+			score := LinkScoreBlock(m, emb, s.Test)
+			bar := bar(m, "link AUC", len(s.Test))
+			auc, n = metrics.LinkAUCBlocked(s.Test, s.TestLinks, func(rows []int, dst []float64) {
+				score(rows, dst)
+				bar.Add(int64(len(rows)))
+			})
+			bar.Finish()
+		}
 		if n > 0 {
 			t.LinkAUC = ptr(auc)
 		}
@@ -170,6 +194,38 @@ func Score(m *model.Model, g *corpus.Graph, s *corpus.Split, emb *model.Embeddin
 		t.LogPerplexity = ptr(metrics.PerplexityExponent(theta, m.Beta(), emb.Topics, metrics.Subset(g, s.Test)))
 	}
 	return t
+}
+
+// knnChunk is the number of test rows knn classifies between two updates
+// of its progress bar.
+const knnChunk = 4096
+
+// knn is metrics.KNN with a progress bar on m.Progress when it takes the
+// blocked path: the test rows go in chunks, each row classified on its own,
+// so the predictions are those of one call.
+func knn(m *model.Model, train []float32, yTrain []int32, test []float32, dim, k int) []int32 {
+	nTr, nTe := len(train)/dim, len(test)/dim
+	if m.Progress == nil || int64(nTr)*int64(nTe) <= metrics.ExactKNNPairs {
+		return metrics.KNN(train, yTrain, test, dim, k)
+	}
+	bar := bar(m, "kNN", nTe)
+	defer bar.Finish()
+	pred := make([]int32, 0, nTe)
+	for lo := 0; lo < nTe; lo += knnChunk {
+		hi := min(lo+knnChunk, nTe)
+		pred = append(pred, metrics.KNNBlocked(train, yTrain, test[lo*dim:hi*dim], dim, k)...)
+		bar.Add(int64(hi - lo))
+	}
+	return pred
+}
+
+// bar returns a progress bar over n items on m.Progress (nil without one),
+// silent for work that ends within a few seconds.
+func bar(m *model.Model, label string, n int) *progress.Bar {
+	if m.Progress == nil {
+		return nil
+	}
+	return progress.New(m.Progress, label, int64(n), progress.Delay(3*time.Second))
 }
 
 func labelsOf(g *corpus.Graph, docs []int32) []int32 {
@@ -210,6 +266,67 @@ func LinkScore(m *model.Model, emb *model.Embeddings) metrics.ScoreFunc {
 		chord := math.Sqrt(math.Max(diff-dt*dt, 0))      // ‖x−y‖_L
 		d := 2 * math.Sqrt(K) * math.Asinh(chord/(2*math.Sqrt(K)))
 		return -d * d
+	}
+}
+
+// ExactLinkDocs is the largest test set whose link AUC Score computes pair by
+// pair with LinkScore (float64 throughout; the paper's corpora have at most
+// a few hundred test documents with links); larger ones go through
+// LinkScoreBlock, whose n² dot products are matrix products.
+const ExactLinkDocs = 10000
+
+// LinkScoreBlock is LinkScore for metrics.LinkAUCBlocked over the documents
+// test: a block of anchors is scored against every test document from the
+// dot products of their coordinates (spatial coordinates on the
+// hyperboloid), computed as one float32 matrix product (tensor.Gemm), and
+// float64 squared norms. On the hyperboloid ‖x−y‖² = |x|²+|y|²−2x·y feeds
+// the chord form of LinkScore; this loses the digits that form keeps for
+// nearby points far from the origin, an approximation only the large test
+// sets that need it accept.
+func LinkScoreBlock(m *model.Model, emb *model.Embeddings, test []int32) metrics.BlockScoreFunc {
+	n := emb.Width
+	off, dim := 1, n // spatial coordinates
+	euclid := m.Cfg.Geometry == "euclidean"
+	if euclid {
+		off, dim = 0, n+1
+	}
+	T := len(test)
+	x := make([]float32, T*dim)
+	sq := make([]float64, T)
+	for p, d := range test {
+		row := emb.Points[int(d)*(n+1)+off : int(d+1)*(n+1)]
+		copy(x[p*dim:], row)
+		for _, v := range row {
+			sq[p] += float64(v) * float64(v)
+		}
+	}
+	K := m.Cfg.Curvature
+	var a, dots []float32
+	return func(rows []int, dst []float64) {
+		a = a[:0]
+		for _, p := range rows {
+			a = append(a, x[p*dim:(p+1)*dim]...)
+		}
+		dots = slices.Grow(dots[:0], len(rows)*T)[:len(rows)*T]
+		tensor.Gemm(false, true, len(rows), T, dim, 1, a, dim, x, dim, 0, dots, T)
+		parallel.For(len(rows), 1, T*dim, func(lo, hi int) {
+			for r := lo; r < hi; r++ {
+				xx := sq[rows[r]]
+				out := dst[r*T : (r+1)*T]
+				for q, dot := range dots[r*T : (r+1)*T] {
+					yy := sq[q]
+					diff := math.Max(xx+yy-2*float64(dot), 0)
+					if euclid {
+						out[q] = -diff
+						continue
+					}
+					dt := (xx - yy) / (math.Sqrt(K+xx) + math.Sqrt(K+yy)) // x0 − y0
+					chord := math.Sqrt(math.Max(diff-dt*dt, 0))
+					dist := 2 * math.Sqrt(K) * math.Asinh(chord/(2*math.Sqrt(K)))
+					out[q] = -dist * dist
+				}
+			}
+		})
 	}
 }
 

@@ -49,3 +49,19 @@ func BenchmarkLinkAUC_600x256(b *testing.B) {
 		LinkAUC(test, links, score)
 	}
 }
+
+// BenchmarkKNNBlocked_20000x129 classifies 4,000 test rows against 16,000
+// training rows of width 129 (the default model's points) through the
+// blocked matrix-product path that corpora of 100K+ documents take.
+func BenchmarkKNNBlocked_20000x129(b *testing.B) {
+	rng := rand.New(rand.NewPCG(9, 0))
+	const nTr, nTe, dim = 16000, 4000, 129
+	tr, te := randMatrix(rng, nTr, dim), randMatrix(rng, nTe, dim)
+	y := make([]int32, nTr)
+	for i := range y {
+		y[i] = int32(rng.IntN(7))
+	}
+	for b.Loop() {
+		KNNBlocked(tr, y, te, dim, DefaultK)
+	}
+}

@@ -2,9 +2,8 @@ package metrics
 
 import (
 	"fmt"
-	"runtime"
-	"sync"
-	"sync/atomic"
+
+	"github.com/gtformer/gtformer/internal/parallel"
 )
 
 // DefaultK is the number of neighbours of the paper's kNN protocol.
@@ -19,13 +18,13 @@ const DefaultK = 5
 // tie-breaking); a tied vote goes to the smallest label, as in scikit-learn.
 // k larger than Ntr is clamped to Ntr. Squared distances are computed as
 // |a|²+|b|²−2a·b with float64 accumulation, in parallel over test rows.
+// Above ExactKNNPairs test×training pairs the dot products come from
+// float32 matrix products in blocks of bounded size instead (KNNBlocked):
+// the same neighbours up to float32 rounding of near-ties, at BLAS speed.
 func KNN(train []float32, yTrain []int32, test []float32, dim, k int) []int32 {
-	if dim <= 0 || len(train)%dim != 0 || len(test)%dim != 0 {
-		panic(fmt.Sprintf("metrics: KNN: dim %d does not divide train (%d) and test (%d) lengths", dim, len(train), len(test)))
-	}
-	nTr, nTe := len(train)/dim, len(test)/dim
-	if len(yTrain) != nTr {
-		panic(fmt.Sprintf("metrics: KNN: %d training labels for %d training rows", len(yTrain), nTr))
+	nTr, nTe := knnRows(train, yTrain, test, dim)
+	if int64(nTr)*int64(nTe) > ExactKNNPairs {
+		return KNNBlocked(train, yTrain, test, dim, k)
 	}
 	trNorm := rowSqNorms(train, dim)
 	return KNNFunc(nTe, yTrain, k, func(i int, dst []float64) {
@@ -39,6 +38,19 @@ func KNN(train []float32, yTrain []int32, test []float32, dim, k int) []int32 {
 			dst[j] = an + trNorm[j] - 2*dst[j]
 		}
 	})
+}
+
+// knnRows checks KNN's arguments (programmer errors panic) and returns the
+// training and test row counts.
+func knnRows(train []float32, yTrain []int32, test []float32, dim int) (nTr, nTe int) {
+	if dim <= 0 || len(train)%dim != 0 || len(test)%dim != 0 {
+		panic(fmt.Sprintf("metrics: KNN: dim %d does not divide train (%d) and test (%d) lengths", dim, len(train), len(test)))
+	}
+	nTr, nTe = len(train)/dim, len(test)/dim
+	if len(yTrain) != nTr {
+		panic(fmt.Sprintf("metrics: KNN: %d training labels for %d training rows", len(yTrain), nTr))
+	}
+	return nTr, nTe
 }
 
 // KNNFunc is KNN over a caller-supplied distance: dist(i, dst) fills dst
@@ -57,7 +69,7 @@ func KNNFunc(nTest int, yTrain []int32, k int, dist func(i int, dst []float64)) 
 	}
 	k = min(k, nTr)
 	pred := make([]int32, nTest)
-	parallelFor(nTest, func() func(i int) {
+	parallel.Each(nTest, func() func(i int) {
 		d := make([]float64, nTr)
 		nb := make([]int, 0, k) // indices of the k nearest so far, nearest first
 		return func(i int) {
@@ -152,37 +164,4 @@ func dots(a, x []float32, dim int, dst []float64) {
 		}
 		dst[j] = s
 	}
-}
-
-// parallelFor runs body(i) for i in [0,n) on GOMAXPROCS workers. newWorker is
-// called once per worker to set up its scratch space and returns its body.
-// Each i is handled exactly once; results must be written to per-i slots.
-func parallelFor(n int, newWorker func() func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
-	if workers <= 1 {
-		if n > 0 {
-			body := newWorker()
-			for i := range n {
-				body(i)
-			}
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			body := newWorker()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				body(i)
-			}
-		}()
-	}
-	wg.Wait()
 }

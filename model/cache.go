@@ -2,6 +2,9 @@ package model
 
 import (
 	"slices"
+	"time"
+
+	"github.com/gtformer/gtformer/internal/progress"
 
 	"github.com/gtformer/gtformer/tensor"
 )
@@ -45,11 +48,14 @@ func (m *Model) Refresh(c *Cache, in *Inputs, docs []int32, batch int) {
 	}
 	tp := tensor.NewTape()
 	tp.NoGrad = true
+	bar := m.bar("encode own text", len(docs))
 	for lo := 0; lo < len(docs); lo += batch {
 		part := docs[lo:min(lo+batch, len(docs))]
 		tp.Reset()
 		c.store(part, m.ownStream(tp, in, part))
+		bar.Add(int64(len(part)))
 	}
+	bar.Finish()
 }
 
 // NestedNeighbors reports whether neighbours enter the graph embedding
@@ -76,12 +82,35 @@ func (m *Model) RefreshNeighbors(c *Cache, in *Inputs, docs []int32, nbrs func(d
 	m.Refresh(own, in, neighborsOf(docs, pick), batch)
 	tp := tensor.NewTape()
 	tp.NoGrad = true
+	bar := m.bar("encode over neighbours", len(docs))
 	for lo := 0; lo < len(docs); lo += batch {
 		part := docs[lo:min(lo+batch, len(docs))]
 		tp.Reset()
 		c.store(part, m.forward(tp, in, part, neighborSlots(part, pick), own).CLS)
+		bar.Add(int64(len(part)))
 	}
+	bar.Finish()
 }
+
+// ReadBy returns the documents whose cache rows embedding docs reads: the
+// distinct neighbours (nbrs capped at maxNbrs, as Embed caps them) of docs,
+// sorted. RefreshNeighbors over them is what EmbedCached of docs needs.
+func ReadBy(docs []int32, nbrs func(d int32) []int32, maxNbrs int) []int32 {
+	return neighborsOf(docs, capNeighbors(nbrs, maxNbrs))
+}
+
+// bar returns a progress bar over n documents on m.Progress (nil, whose
+// methods do nothing, without one). It stays silent for passes that end
+// within a few seconds.
+func (m *Model) bar(label string, n int) *progress.Bar {
+	if m.Progress == nil {
+		return nil
+	}
+	return progress.New(m.Progress, label, int64(n), progress.Delay(progressDelay))
+}
+
+// progressDelay is how long a pass runs before its bar shows.
+const progressDelay = 3 * time.Second
 
 // store writes the per-layer [CLS] rows of docs, layers[l] (len(docs), n)
 // for layers 1..L-1, into the cache.

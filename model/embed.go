@@ -56,6 +56,8 @@ func (m *Model) EmbedCached(in *Inputs, docs []int32, nbrs func(d int32) []int32
 	pick := capNeighbors(nbrs, maxNbrs)
 	tp := tensor.NewTape()
 	tp.NoGrad = true
+	bar := m.bar("embed", len(docs))
+	defer bar.Finish()
 	for lo := 0; lo < len(docs); lo += batch {
 		part := docs[lo:min(lo+batch, len(docs))]
 		tp.Reset()
@@ -77,6 +79,7 @@ func (m *Model) EmbedCached(in *Inputs, docs []int32, nbrs func(d int32) []int32
 				e.Pred[lo+i] = int32(best)
 			}
 		}
+		bar.Add(int64(len(part)))
 	}
 	return e
 }

@@ -38,26 +38,14 @@ type Inputs struct {
 	HopWidth int
 }
 
-// IDF returns smoothed inverse document frequencies over the given documents
-// (scikit-learn's TfidfTransformer default): idf_w = ln((1+n)/(1+df_w)) + 1.
+// IDF returns the training documents' smoothed inverse document
+// frequencies (corpus.Graph.IDF) as the float32 the model keeps with its
+// weights.
 func IDF(g *corpus.Graph, docs []int32) []float32 {
-	df := make([]int, len(g.Vocab))
-	seen := make([]int32, len(g.Vocab))
-	for i := range seen {
-		seen[i] = -1
-	}
-	for _, d := range docs {
-		for _, w := range g.Doc(int(d)) {
-			if seen[w] != d {
-				seen[w] = d
-				df[w]++
-			}
-		}
-	}
-	n := float64(len(docs))
-	idf := make([]float32, len(df))
-	for w, f := range df {
-		idf[w] = float32(math.Log((1+n)/(1+float64(f))) + 1)
+	idf64 := g.IDF(docs)
+	idf := make([]float32, len(idf64))
+	for w, v := range idf64 {
+		idf[w] = float32(v)
 	}
 	return idf
 }

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -54,6 +55,11 @@ type Model struct {
 	// training documents (FitFeatures) and saved with the weights as
 	// "buffers.lsa"; nil without hop features.
 	LSA *features.Basis
+
+	// Progress, when set, receives progress bars of the passes over many
+	// documents (cache refreshes, embedding); passes that end within a few
+	// seconds draw nothing.
+	Progress io.Writer
 
 	dropSrc *rand.PCG  // reseeded per epoch (SeedDropout) so resumed runs match
 	rng     *rand.Rand // dropout masks, drawn from dropSrc

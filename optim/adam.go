@@ -6,9 +6,8 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 
+	"github.com/gtformer/gtformer/internal/parallel"
 	"github.com/gtformer/gtformer/tensor"
 )
 
@@ -357,22 +356,9 @@ func (o *Adam) Step(lr float64) {
 		return
 	}
 	// Elements are independent, so any split gives the same bits.
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	work := func() {
-		for {
-			i := int(next.Add(1)) - 1
-			if i >= len(chunks) {
-				return
-			}
-			o.update(chunks[i], lr)
-		}
-	}
-	for range workers - 1 {
-		wg.Go(work)
-	}
-	work()
-	wg.Wait()
+	parallel.Each(len(chunks), func() func(i int) {
+		return func(i int) { o.update(chunks[i], lr) }
+	})
 }
 
 // update runs Adam on elements [c.lo, c.hi) of one parameter:

@@ -72,6 +72,11 @@ type Metrics struct {
 	Variant    string          `json:"variant,omitempty"`
 	BLAS       string          `json:"blas,omitempty"`
 	DocsPerSec float64         `json:"docs_per_sec,omitempty"`
+	// Phases is the wall time of each phase of the run in seconds (load,
+	// split and sampler, tf-idf, features, topic start, cache refresh,
+	// steps, validation, growth, final embedding, evaluation, outputs,
+	// plots; internal/phases), for the scale table of docs/benchmarks.md.
+	Phases map[string]float64 `json:"phases,omitempty"`
 }
 
 // Topics builds the topics.json entries: top-20 words and each topic's share

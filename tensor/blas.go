@@ -100,3 +100,13 @@ func sgemmSerial(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, 
 		impl.Sgemm(trans(tA), trans(tB), min(step, m-lo), n, k, alpha, a[ao:], lda, b, ldb, beta, c[lo*ldc:], ldc)
 	}
 }
+
+// Gemm computes C = alpha·op(A)·op(B) + beta·C for row-major float32
+// matrices with leading dimensions lda, ldb, ldc (op(A) is m×k, op(B) is
+// k×n, op = transpose when tA or tB), through the build's BLAS and spread
+// over the cores as the tape's products are. For code outside the tape
+// that multiplies plain slices (blocked distance computations in metrics
+// and evaluate).
+func Gemm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}

@@ -1,10 +1,6 @@
 package tensor
 
-import (
-	"runtime"
-	"sync"
-	"sync/atomic"
-)
+import "github.com/gtformer/gtformer/internal/parallel"
 
 // Element-wise passes over activations of a few megabytes are bound by memory
 // bandwidth and by transcendental functions (exp in softmax, tanh in GELU);
@@ -12,135 +8,25 @@ import (
 // because a hand-off costs about a microsecond.
 
 // minParallel is the element count below which parallelFor does not split.
-const minParallel = 1 << 14
-
-// job is one parallelFor call shared by the caller and the helper goroutines:
-// each participant repeatedly claims the next chunk until none is left, so a
-// core slowed by other load simply does fewer chunks.
-type job struct {
-	fn      func(lo, hi int)
-	fnw     func(worker, lo, hi int) // parallelForWorker's variant
-	n       int
-	ids     atomic.Int32
-	chunk   int
-	next    atomic.Int64
-	pending atomic.Int32  // participants (caller + hand-offs) not finished
-	done    chan struct{} // receives one token when pending reaches 0
-}
-
-func (j *job) run() {
-	w := int(j.ids.Add(1)) - 1
-	for {
-		lo := int(j.next.Add(int64(j.chunk))) - j.chunk
-		if lo >= j.n {
-			return
-		}
-		if j.fnw != nil {
-			j.fnw(w, lo, min(lo+j.chunk, j.n))
-		} else {
-			j.fn(lo, min(lo+j.chunk, j.n))
-		}
-	}
-}
-
-func (j *job) finish() {
-	if j.pending.Add(-1) == 0 {
-		j.done <- struct{}{}
-	}
-}
-
-var (
-	poolOnce sync.Once
-	// jobs is buffered so that a hand-off never depends on a worker being
-	// parked on the receive at that instant (back-to-back calls would
-	// otherwise often run serially).
-	jobs    chan *job
-	jobPool = sync.Pool{New: func() any { return &job{done: make(chan struct{}, 1)} }}
-)
-
-func startWorkers() {
-	jobs = make(chan *job, 64)
-	for range runtime.GOMAXPROCS(0) - 1 {
-		go func() {
-			for j := range jobs {
-				j.run()
-				j.finish()
-			}
-		}()
-	}
-}
+const minParallel = parallel.MinWork
 
 // parallelFor calls fn on disjoint ranges [lo,hi) covering [0,n), on up to
-// GOMAXPROCS goroutines when the work is large enough. grain is the smallest
-// range worth a call of its own (in units of n); cost is the work per unit in
-// rough element-operations, so that n·cost < minParallel stays serial.
-// Workers that are busy (nested calls) are skipped rather than waited for,
-// so nesting cannot deadlock.
-func parallelFor(n, grain, cost int, fn func(lo, hi int)) {
-	if runtime.GOMAXPROCS(0) == 1 || n*cost < minParallel || n < 2*grain {
-		if n > 0 {
-			fn(0, n)
-		}
-		return
-	}
-	dispatch(n, grain, fn, nil, runtime.GOMAXPROCS(0))
-}
+// GOMAXPROCS goroutines when the work is large enough (internal/parallel's
+// For). grain is the smallest range worth a call of its own (in units of
+// n); cost is the work per unit in rough element-operations, so that
+// n·cost < minParallel stays serial. Nested calls cannot deadlock.
+func parallelFor(n, grain, cost int, fn func(lo, hi int)) { parallel.For(n, grain, cost, fn) }
 
 // numWorkers bounds the worker ids parallelForWorker passes, for sizing
 // per-worker scratch space.
-func numWorkers() int { return runtime.GOMAXPROCS(0) }
+func numWorkers() int { return parallel.Workers() }
 
 // parallelForWorker is parallelFor whose fn also receives a worker id in
 // [0, slots), distinct among the goroutines running one call, so that fn can
 // use per-worker scratch buffers; slots (at least 1) is how many such
 // buffers the caller has, normally numWorkers() when they were made.
 func parallelForWorker(n, grain, cost, slots int, fn func(worker, lo, hi int)) {
-	if min(runtime.GOMAXPROCS(0), slots) <= 1 || n*cost < minParallel || n < 2*grain {
-		if n > 0 {
-			fn(0, 0, n)
-		}
-		return
-	}
-	dispatch(n, grain, nil, fn, slots)
-}
-
-// dispatch hands the job to idle workers and works on it itself. While
-// waiting for the other participants it runs queued jobs, so a parallelFor
-// nested inside another one's fn cannot deadlock waiting for a worker that
-// is itself waiting.
-func dispatch(n, grain int, fn func(lo, hi int), fnw func(w, lo, hi int), slots int) {
-	procs := min(runtime.GOMAXPROCS(0), slots)
-	poolOnce.Do(startWorkers)
-	j := jobPool.Get().(*job)
-	j.fn, j.fnw, j.n = fn, fnw, n
-	j.ids.Store(0)
-	// About four chunks per core balances load without much claiming; the
-	// chunk is a multiple of grain (matrix blocks stay aligned to it).
-	j.chunk = max(grain, (n+4*procs-1)/(4*procs))
-	j.chunk = (j.chunk + grain - 1) / grain * grain
-	j.next.Store(0)
-	j.pending.Store(1)
-	for range procs - 1 {
-		j.pending.Add(1)
-		select {
-		case jobs <- j:
-		default:
-			j.pending.Add(-1) // queue full: do the work ourselves
-		}
-	}
-	j.run()
-	j.finish()
-	for waiting := true; waiting; {
-		select {
-		case <-j.done:
-			waiting = false
-		case o := <-jobs:
-			o.run()
-			o.finish()
-		}
-	}
-	j.fn, j.fnw = nil, nil
-	jobPool.Put(j)
+	parallel.ForWorker(n, grain, cost, slots, fn)
 }
 
 // Column reductions (bias and LayerNorm gain gradients: sums over rows) are

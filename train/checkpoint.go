@@ -95,7 +95,7 @@ func Resume(dir string, g *corpus.Graph, s *corpus.Split, opt Options) (*Trainer
 		return nil, fmt.Errorf("resume: %w", err)
 	}
 	saved := tj.Options
-	saved.Log, saved.Progress, saved.Checkpoint, saved.StopAfter = opt.Log, opt.Progress, opt.Checkpoint, opt.StopAfter
+	saved.Log, saved.Progress, saved.Checkpoint, saved.StopAfter, saved.Phases = opt.Log, opt.Progress, opt.Checkpoint, opt.StopAfter, opt.Phases
 	t, err := New(m, g, s, saved)
 	if err != nil {
 		return nil, fmt.Errorf("resume: %w", err)

@@ -89,6 +89,12 @@ type Trainer struct {
 	State   State
 	History []EpochLog
 
+	// vs is the split that validation scores, the topic start fits and the
+	// tree grows from: H, or H reduced to Opt.SampleDocs evenly spaced
+	// training and validation documents (and the held-out links among the
+	// latter) when H has more.
+	vs *corpus.Split
+
 	adam    *optim.Adam
 	sampler *corpus.Sampler
 	cache   *model.Cache
@@ -124,10 +130,13 @@ func New(m *model.Model, g *corpus.Graph, s *corpus.Split, opt Options) (*Traine
 	if m.Cfg.Supervised && (g.Labels == nil || g.NumLabels() != m.Cfg.NumLabels) {
 		return nil, fmt.Errorf("the supervised model has %d labels and the corpus %d: a model trains only on the corpus it was built for", m.Cfg.NumLabels, g.NumLabels())
 	}
+	stop := opt.Phases.Start("split and sampler")
 	h := s.Holdout(g)
+	stop()
 	if len(h.TrainLinks) == 0 {
 		return nil, errors.New("no links among the training documents outside validation: the graph loss has nothing to learn from (use --knn-links to induce links from text similarity)")
 	}
+	stop = opt.Phases.Start("tf-idf")
 	if m.IDF == nil {
 		m.IDF = model.IDF(g, s.Train)
 	}
@@ -135,20 +144,26 @@ func New(m *model.Model, g *corpus.Graph, s *corpus.Split, opt Options) (*Traine
 		m.Topics.Background = model.LogUnigram(g, s.Train)
 	}
 	in := model.NewInputs(g, m.IDF, m.Cfg.MaxLen, m.Cfg.Truncate)
+	stop()
 	// The hop features' basis reads the training documents' text (as the
 	// idf does); their propagation, like everything training sees, only
 	// the links among training documents outside validation.
+	stop = opt.Phases.Start("features")
 	if err := m.FitFeatures(in, s.Train, opt.Seed); err != nil {
 		return nil, err
 	}
 	m.PropagateFeatures(in, h.TrainNeighbors32)
+	stop()
+	stop = opt.Phases.Start("split and sampler")
 	t := &Trainer{
 		Opt: opt, Model: m, G: g, S: s, H: h,
 		In:      in,
 		State:   State{LRScale: 1},
+		vs:      sampleSplit(h, opt.SampleDocs),
 		sampler: corpus.NewSampler(h, m.Cfg.Neighbors, opt.Seed),
 		log:     opt.Log,
 	}
+	stop()
 	if t.log == nil {
 		t.log = io.Discard
 	}
@@ -177,7 +192,103 @@ func New(m *model.Model, g *corpus.Graph, s *corpus.Split, opt Options) (*Traine
 func (t *Trainer) trainNeighbors(d int32) []int32 { return t.H.TrainNeighbors32(d) }
 
 func (t *Trainer) stepsPerEpoch() int64 {
+	if t.Opt.StepsPerEpoch > 0 {
+		return int64(t.Opt.StepsPerEpoch)
+	}
 	return int64((len(t.H.TrainLinks) + t.Opt.BatchLinks - 1) / t.Opt.BatchLinks)
+}
+
+// epochLinks returns epoch e's training links in step order. By default
+// that is every training link, shuffled by (Seed, e). With StepsPerEpoch
+// it is the epoch's StepsPerEpoch·BatchLinks links of one stream made of
+// successive passes over the training links, pass p shuffled by (Seed, p):
+// every link comes once before any comes twice, and an epoch's links
+// depend only on its number (a resumed run draws the same ones).
+func (t *Trainer) epochLinks(e int) [][2]int32 {
+	all := t.H.TrainLinks
+	if t.Opt.StepsPerEpoch == 0 {
+		return shuffledLinks(all, t.Opt.Seed, int64(e))
+	}
+	n := int64(len(all))
+	want := int64(t.Opt.StepsPerEpoch) * int64(t.Opt.BatchLinks)
+	out := make([][2]int32, 0, want)
+	for pos := int64(e) * want; int64(len(out)) < want; {
+		pass, off := pos/n, pos%n
+		take := min(n-off, want-int64(len(out)))
+		out = append(out, shuffledLinks(all, t.Opt.Seed, pass)[off:off+take]...)
+		pos += take
+	}
+	return out
+}
+
+// shuffledLinks returns a copy of links shuffled by (seed, pass).
+func shuffledLinks(links [][2]int32, seed uint64, pass int64) [][2]int32 {
+	out := slices.Clone(links)
+	rng := rand.New(rand.NewPCG(seed, uint64(pass)<<1|1))
+	rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
+}
+
+// readDocs returns the documents whose cache rows the batches of links
+// read: the sampled neighbours (nbrTable, k per document) of the links'
+// ends, and with MaskTargets every training neighbour of those ends (and
+// the ends themselves), from which masked slots are refilled. Sorted,
+// distinct.
+func (t *Trainer) readDocs(links [][2]int32, nbrTable []int32, k int) []int32 {
+	var docs []int32
+	for _, l := range links {
+		for _, d := range l {
+			docs = append(docs, nbrTable[int(d)*k:int(d+1)*k]...)
+			if t.Opt.MaskTargets {
+				docs = append(docs, d)
+				docs = append(docs, t.trainNeighbors(d)...)
+			}
+		}
+	}
+	slices.Sort(docs)
+	return slices.Compact(docs)
+}
+
+// sampleSplit returns h reduced to at most max evenly spaced training and
+// validation (test-side) documents and the held-out links among the kept
+// validation documents; h itself when neither list is longer (or max is 0).
+func sampleSplit(h *corpus.Split, max int) *corpus.Split {
+	if max <= 0 || (len(h.Train) <= max && len(h.Test) <= max) {
+		return h
+	}
+	r := *h
+	r.Train = evenSample(h.Train, max)
+	r.Test = evenSample(h.Test, max)
+	r.TestLinks = linksWithin(h.TestLinks, r.Test)
+	return &r
+}
+
+// evenSample returns at most max of docs, evenly spaced (docs itself when
+// it is short enough).
+func evenSample(docs []int32, max int) []int32 {
+	if len(docs) <= max {
+		return docs
+	}
+	out := make([]int32, max)
+	for i := range out {
+		out[i] = docs[int64(i)*int64(len(docs))/int64(max)]
+	}
+	return out
+}
+
+// linksWithin returns the links whose two ends are both in docs.
+func linksWithin(links [][2]int32, docs []int32) [][2]int32 {
+	in := make(map[int32]bool, len(docs))
+	for _, d := range docs {
+		in[d] = true
+	}
+	var out [][2]int32
+	for _, l := range links {
+		if in[l[0]] && in[l[1]] {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 func (t *Trainer) schedule() optim.Schedule {
@@ -198,7 +309,9 @@ func (t *Trainer) Run() error {
 			// Epoch 0: the start, scored for the record (the learning curve
 			// shows what training adds); never a kept state.
 			rec := &EpochLog{}
+			stop := t.Opt.Phases.Start("validation")
 			t.scoreValidation(rec)
+			stop()
 			rec.Topics = t.Model.Topics.Tables().T
 			t.History = append(t.History, *rec)
 			t.logEpoch(rec)
@@ -262,8 +375,9 @@ func (t *Trainer) initTopics() error {
 	if !t.Opt.placesTopics() {
 		return nil
 	}
+	defer t.Opt.Phases.Start("topic start")()
 	m := t.Model
-	emb := t.embedTrain(t.H.Train)
+	emb := t.embedTrain(t.vs.Train)
 	if err := topicstart.Place(m, emb.Tangent, t.Opt.Seed); err != nil {
 		return err
 	}
@@ -277,7 +391,7 @@ func (t *Trainer) initTopics() error {
 		return nil
 	}
 	began := time.Now()
-	nll, err := topicstart.Fit(m, emb.Tangent, t.In, t.H.Train, topicstart.Options{
+	nll, err := topicstart.Fit(m, emb.Tangent, t.In, t.vs.Train, topicstart.Options{
 		Steps: t.Opt.TopicWarmup, LR: t.Opt.TopicWarmupLR, Batch: t.Opt.TopicWarmupBatch,
 		Seed: t.Opt.Seed, DecoderOnly: true,
 	})
@@ -311,15 +425,24 @@ func (t *Trainer) epoch() (*EpochLog, error) {
 	e := t.State.Epoch
 	m.SeedDropout(t.Opt.Seed, uint64(e))
 	began := time.Now()
-	if t.cache != nil && !t.cacheFresh {
-		m.RefreshNeighbors(t.cache, t.In, t.H.Train, t.trainNeighbors, t.Opt.MaxNbrs, t.Opt.EmbedBatch)
-	}
-	t.cacheFresh = false
+	stop := t.Opt.Phases.Start("split and sampler")
 	nbrTable := t.sampler.Resample(e)
 	k := t.sampler.K()
-	links := slices.Clone(t.H.TrainLinks)
-	rng := rand.New(rand.NewPCG(t.Opt.Seed, uint64(e)<<1|1))
-	rng.Shuffle(len(links), func(i, j int) { links[i], links[j] = links[j], links[i] })
+	links := t.epochLinks(e)
+	stop()
+	if t.cache != nil && !t.cacheFresh {
+		stop := t.Opt.Phases.Start("cache refresh")
+		docs := t.H.Train
+		if t.Opt.StepsPerEpoch > 0 {
+			// An epoch of a few hundred steps on a large graph reads a
+			// small part of the cache: refresh only that part.
+			docs = t.readDocs(links, nbrTable, k)
+		}
+		m.RefreshNeighbors(t.cache, t.In, docs, t.trainNeighbors, t.Opt.MaxNbrs, t.Opt.EmbedBatch)
+		stop()
+	}
+	t.cacheFresh = false
+	defer t.Opt.Phases.Start("steps")()
 
 	steps := t.stepsPerEpoch()
 	var bar *progress.Bar
@@ -508,13 +631,16 @@ func (t *Trainer) maskTargets(b *model.Batch, links [][2]int32) {
 // validate scores the epoch on the held-out validation documents, keeps
 // the best state, and (when grow) updates the topic tree.
 func (t *Trainer) validate(rec *EpochLog, grow bool) error {
+	stop := t.Opt.Phases.Start("validation")
 	emb := t.scoreValidation(rec)
 	if t.Opt.Select != "last" {
 		t.keepBest(rec)
 	}
+	stop()
 	if !grow {
 		return nil
 	}
+	defer t.Opt.Phases.Start("growth")()
 	return t.growTree(emb)
 }
 
@@ -530,22 +656,29 @@ func (t *Trainer) validate(rec *EpochLog, grow bool) error {
 // reuses it.
 func (t *Trainer) scoreValidation(rec *EpochLog) *model.Embeddings {
 	m := t.Model
-	docs := slices.Concat(t.H.Train, t.H.Test)
+	vs := t.vs
+	docs := slices.Concat(vs.Train, vs.Test)
 	slices.Sort(docs)
 	var part *model.Embeddings
 	if t.cache != nil {
-		m.RefreshNeighbors(t.cache, t.In, t.H.Train, t.trainNeighbors, t.Opt.MaxNbrs, t.Opt.EmbedBatch)
-		t.cacheFresh = true
+		if vs == t.H {
+			m.RefreshNeighbors(t.cache, t.In, t.H.Train, t.trainNeighbors, t.Opt.MaxNbrs, t.Opt.EmbedBatch)
+			t.cacheFresh = true
+		} else {
+			// Sampled: refresh what the sample reads; the next epoch
+			// refreshes what it reads itself.
+			m.RefreshNeighbors(t.cache, t.In, model.ReadBy(docs, t.trainNeighbors, t.Opt.MaxNbrs), t.trainNeighbors, t.Opt.MaxNbrs, t.Opt.EmbedBatch)
+		}
 		part = m.EmbedCached(t.In, docs, t.trainNeighbors, t.Opt.MaxNbrs, t.Opt.EmbedBatch, t.cache)
 	} else {
 		part = t.embedTrain(docs)
 	}
 	emb := part.Scatter(docs, t.G.NumDocs())
 	rec.LevelShare = t.levelShare(emb)
-	if len(t.H.Test) == 0 {
+	if len(vs.Test) == 0 {
 		return emb
 	}
-	v := evaluate.Score(m, t.G, t.H, emb, metrics.DefaultK)
+	v := evaluate.Score(m, t.G, vs, emb, metrics.DefaultK)
 	t.diagnose(rec, emb)
 	rec.ValidF1, rec.ValidMacroF1, rec.ValidSupF1 = v.KNNMicroF1, v.KNNMacroF1, v.SupMicroF1
 	rec.ValidAUC, rec.ValidLogPerp = v.LinkAUC, v.LogPerplexity
@@ -557,21 +690,22 @@ func (t *Trainer) scoreValidation(rec *EpochLog) *model.Embeddings {
 }
 
 // diagnose fills rec's diagnostics (ValidRadius, ValidTangentKNN) from
-// the holdout's embeddings emb (indexed by document).
+// the validation split's embeddings emb (indexed by document; vs, the
+// holdout or its sample).
 func (t *Trainer) diagnose(rec *EpochLog, emb *model.Embeddings) {
 	n := emb.Width
 	var sum float64
-	for _, d := range t.H.Test {
+	for _, d := range t.vs.Test {
 		var ss float64
 		for _, v := range emb.Tangent[int(d)*n : int(d+1)*n] {
 			ss += float64(v) * float64(v)
 		}
 		sum += math.Sqrt(ss)
 	}
-	if len(t.H.Test) > 0 {
-		rec.ValidRadius = sum / float64(len(t.H.Test))
+	if len(t.vs.Test) > 0 {
+		rec.ValidRadius = sum / float64(len(t.vs.Test))
 	}
-	if t.G.Labels == nil || len(t.H.Test) == 0 {
+	if t.G.Labels == nil || len(t.vs.Test) == 0 {
 		return
 	}
 	rowsOf := func(docs []int32) ([]float32, []int32) {
@@ -583,8 +717,8 @@ func (t *Trainer) diagnose(rec *EpochLog, emb *model.Embeddings) {
 		}
 		return x, y
 	}
-	xTr, yTr := rowsOf(t.H.Train)
-	xTe, yTe := rowsOf(t.H.Test)
+	xTr, yTr := rowsOf(t.vs.Train)
+	xTe, yTe := rowsOf(t.vs.Test)
 	f1 := metrics.MicroF1(yTe, metrics.KNN(xTr, yTr, xTe, n, metrics.DefaultK))
 	rec.ValidTangentKNN = &f1
 }
@@ -606,20 +740,20 @@ type HalfScore struct {
 	LinkAUC    *float64 `json:"link_auc,omitempty"`
 }
 
-// validHalf returns H with its test side (the validation documents)
-// reduced to those at even (half 0) or odd (half 1) positions, and the
-// held-out links to those among them.
+// validHalf returns the validation split (vs) with its test side (the
+// validation documents) reduced to those at even (half 0) or odd (half 1)
+// positions, and the held-out links to those among them.
 func (t *Trainer) validHalf(half int) *corpus.Split {
-	h := *t.H
+	h := *t.vs
 	h.Test, h.TestLinks = nil, nil
 	in := make(map[int32]bool)
-	for i, d := range t.H.Test {
+	for i, d := range t.vs.Test {
 		if i%2 == half {
 			h.Test = append(h.Test, d)
 			in[d] = true
 		}
 	}
-	for _, l := range t.H.TestLinks {
+	for _, l := range t.vs.TestLinks {
 		if in[l[0]] && in[l[1]] {
 			h.TestLinks = append(h.TestLinks, l)
 		}
@@ -632,7 +766,7 @@ func (t *Trainer) levelShare(emb *model.Embeddings) []float64 {
 	tab := t.Model.Topics.Tables()
 	share := make([]float64, tab.Depth)
 	var total float64
-	for _, d := range t.H.Train {
+	for _, d := range t.vs.Train {
 		l := float64(t.In.Len[d])
 		for r, v := range emb.Theta[int(d)*emb.Topics : int(d+1)*emb.Topics] {
 			share[tab.Level[r]] += l * float64(v)
@@ -699,7 +833,7 @@ func (r *EpochLog) Score() (score float64, ok bool) {
 // and moves the per-topic parameters and their optimiser state along.
 func (t *Trainer) growTree(emb *model.Embeddings) error {
 	m := t.Model
-	docs := t.H.Train
+	docs := t.vs.Train
 	acc := topictree.NewShareAccumulator(emb.Topics)
 	lengths := make([]int, len(docs))
 	theta := make([]float32, 0, len(docs)*emb.Topics)

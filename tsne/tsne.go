@@ -6,8 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
-	"sync"
-	"sync/atomic"
+
+	"github.com/gtformer/gtformer/internal/parallel"
 )
 
 // Config holds the t-SNE parameters. The zero value of each field selects the
@@ -479,30 +479,12 @@ func klDivergence(P, Y []float64, n, dims int) float64 {
 	return kl
 }
 
-// parallelRows runs fn over [0, n) in chunks on up to workers goroutines.
-// Chunks are claimed dynamically (a core slowed by other load does fewer),
-// which is safe for determinism because every row's result is computed by a
-// single call in a fixed order, whichever goroutine makes it.
+// parallelRows runs fn over [0, n) in chunks on up to workers goroutines
+// (internal/parallel). Chunks are claimed dynamically (a core slowed by
+// other load does fewer), which is safe for determinism because every
+// row's result is computed by a single call in a fixed order, whichever
+// goroutine makes it.
 func parallelRows(n, workers int, fn func(lo, hi int)) {
 	const chunk = 16
-	if workers <= 1 || n <= chunk {
-		fn(0, n)
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				lo := int(next.Add(chunk)) - chunk
-				if lo >= n {
-					return
-				}
-				fn(lo, min(lo+chunk, n))
-			}
-		}()
-	}
-	wg.Wait()
+	parallel.ForWorker(n, chunk, parallel.Heavy, max(workers, 1), func(_, lo, hi int) { fn(lo, hi) })
 }

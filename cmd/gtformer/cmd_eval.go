@@ -137,19 +137,34 @@ func loadModelAndCorpus(dir string, d *dataFlags) (*model.Model, uint64, *corpus
 // log_o d (Euclidean distances there are the model's geometry seen from the
 // origin) and draws them coloured by label, as map.png and map.svg in dir.
 // Corpora without labels or with too few test documents get no map.
+// mapDocs caps the documents of the document map: exact t-SNE needs N²
+// float64 affinities (72 MB and about 12 s on two cores for 3000), so a
+// larger test split is shown by an evenly spaced sample of that many.
+const mapDocs = 3000
+
 func writeMap(dir, title string, g *corpus.Graph, s *corpus.Split, emb *model.Embeddings, seed uint64) error {
 	if g.Labels == nil || len(s.Test) < 10 {
 		return nil
 	}
 	n := emb.Width
-	x := make([]float32, 0, len(s.Test)*n)
-	labels := make([]int, len(s.Test))
-	for i, d := range s.Test {
+	docs := s.Test
+	if len(docs) > mapDocs {
+		// Exact t-SNE holds N² affinities: above the cap the map shows
+		// an evenly spaced sample of the test documents.
+		docs = make([]int32, mapDocs)
+		for i := range docs {
+			docs[i] = s.Test[int64(i)*int64(len(s.Test))/mapDocs]
+		}
+		title += fmt.Sprintf(", %d of %d", mapDocs, len(s.Test))
+	}
+	x := make([]float32, 0, len(docs)*n)
+	labels := make([]int, len(docs))
+	for i, d := range docs {
 		x = append(x, emb.Tangent[int(d)*n:int(d+1)*n]...)
 		labels[i] = int(g.Labels[d])
 	}
-	cfg := tsne.Config{Seed: seed, Perplexity: math.Min(30, float64(len(s.Test)-2)/3)}
-	res, err := tsne.Embed32(x, len(s.Test), n, cfg)
+	cfg := tsne.Config{Seed: seed, Perplexity: math.Min(30, float64(len(docs)-2)/3)}
+	res, err := tsne.Embed32(x, len(docs), n, cfg)
 	if err != nil {
 		return fmt.Errorf("document map: %w", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/gtformer/gtformer/corpus/synth"
 	"github.com/gtformer/gtformer/evaluate"
 	"github.com/gtformer/gtformer/internal/atomicfile"
+	"github.com/gtformer/gtformer/internal/phases"
 	"github.com/gtformer/gtformer/model"
 	"github.com/gtformer/gtformer/outputs"
 	"github.com/gtformer/gtformer/tensor"
@@ -53,6 +54,8 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&o.MaskTargets, "mask-targets", o.MaskTargets, "hide each training batch's target links from the neighbours and hop features of their ends, as held-out links are at test time")
 	fs.StringVar(&o.Nesting, "nesting", o.Nesting, "neighbour encoding: full (neighbours encoded in the same pass) or cache (historical [CLS], refreshed every epoch)")
 	fs.StringVar(&o.Select, "select", o.Select, "the state kept after training: best (highest validation score, the mean of kNN Micro-F1 and link AUC) or last")
+	fs.IntVar(&o.StepsPerEpoch, "steps-per-epoch", o.StepsPerEpoch, "steps per epoch, each of --batch links drawn from successive shuffles of the training links (0: one pass over the training links); for large graphs")
+	fs.IntVar(&o.SampleDocs, "sample-docs", o.SampleDocs, "at most this many training and this many validation documents (evenly spaced) are read by the topic start, validation and tree growth (0: all)")
 	fs.IntVar(&o.ValidEvery, "valid-every", o.ValidEvery, "epochs between validations")
 	fs.BoolVar(&o.ValidateStart, "validate-start", o.ValidateStart, "also score the start (before the first step) on validation, as epoch 0 of the learning curve")
 	fs.IntVar(&o.GrowEvery, "grow-every", o.GrowEvery, "epochs between tree growth/pruning steps")
@@ -165,11 +168,17 @@ Prints the learned topic tree and the test metrics; writes the outputs to
 	if err := opt.Validate(); err != nil {
 		return usagef("%v", err)
 	}
+	ph := phases.New()
+	opt.Phases = ph
+	stop := ph.Start("load")
 	g, err := d.load()
+	stop()
 	if err != nil {
 		return err
 	}
+	stop = ph.Start("split and sampler")
 	s := d.makeSplit(g)
+	stop()
 	cfg.Vocab = len(g.Vocab)
 	cfg.NumLabels = g.NumLabels()
 	if cfg.Supervised && g.Labels == nil {
@@ -210,6 +219,9 @@ Prints the learned topic tree and the test metrics; writes the outputs to
 			return err
 		}
 	}
+	if !*quiet {
+		tr.Model.Progress = stderr
+	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
@@ -222,7 +234,7 @@ Prints the learned topic tree and the test metrics; writes the outputs to
 	if *validOnly {
 		return writeValidOnly(*out, stdout, tr, g, datasetName(g.Name, d.path), trainSeconds(tr.History, secs))
 	}
-	res := evaluate.Run(tr.Model, g, s, tr.In, evaluate.Options{MaxNbrs: opt.MaxNbrs, EmbedBatch: opt.EmbedBatch})
+	res := evaluate.Run(tr.Model, g, s, tr.In, evaluate.Options{MaxNbrs: opt.MaxNbrs, EmbedBatch: opt.EmbedBatch, Phases: ph})
 	var dps float64
 	if n := len(tr.History); n > 0 {
 		dps = tr.History[n-1].DocsPerSec
@@ -241,15 +253,29 @@ Prints the learned topic tree and the test metrics; writes the outputs to
 			res.Topics.RecoveryNMI = &nmi
 		}
 	}
-	if err := outputs.Write(*out, tr.Model, opt.Seed, g, tr.In, res, met); err != nil {
+	stop = ph.Start("outputs")
+	err = outputs.Write(*out, tr.Model, opt.Seed, g, tr.In, res, met)
+	stop()
+	if err != nil {
 		return err
 	}
-	if err := writeCurves(*out, fmt.Sprintf("%s, seed %d", met.Dataset, opt.Seed), tr.History); err != nil {
+	stop = ph.Start("plots")
+	err = writeCurves(*out, fmt.Sprintf("%s, seed %d", met.Dataset, opt.Seed), tr.History)
+	if err == nil {
+		err = writeMap(*out, fmt.Sprintf("%s test documents (t-SNE of log_o d), seed %d", met.Dataset, opt.Seed), g, s, res.Emb, opt.Seed)
+	}
+	stop()
+	if err != nil {
 		return err
 	}
-	if err := writeMap(*out, fmt.Sprintf("%s test documents (t-SNE of log_o d), seed %d", met.Dataset, opt.Seed), g, s, res.Emb, opt.Seed); err != nil {
+	// metrics.json again, now with every phase's time (outputs and plots
+	// included).
+	met.Test, met.Topics = res.Test, res.Topics
+	met.Phases = ph.Seconds()
+	if err := outputs.WriteMetrics(filepath.Join(*out, "metrics.json"), met); err != nil {
 		return err
 	}
+	ph.Print(log)
 	if err := outputs.WriteTopicsText(stdout, outputs.Topics(tr.Model, g, res.Emb.Theta, tr.In.Len), outputs.TextOptions{}); err != nil {
 		return err
 	}

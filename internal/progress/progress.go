@@ -29,7 +29,8 @@ const (
 
 const barWidth = 20
 
-// Bar is a progress bar. Its methods are safe for concurrent use.
+// Bar is a progress bar. Its methods are safe for concurrent use, and do
+// nothing on a nil *Bar (so optional progress needs no checks).
 type Bar struct {
 	mu       sync.Mutex
 	w        io.Writer
@@ -47,6 +48,7 @@ type Bar struct {
 	vals     map[string]string
 	lastLen  int // length of the last in-place line, to blank leftovers
 	finished bool
+	delay    time.Duration
 }
 
 // Option configures a Bar.
@@ -61,6 +63,12 @@ func Clock(now func() time.Time) Option { return func(b *Bar) { b.now = now } }
 // Terminal forces in-place redrawing on (true) or off (false) instead of
 // detecting a terminal.
 func Terminal(on bool) Option { return func(b *Bar) { b.tty = on; b.interval = defaultInterval(on) } }
+
+// Delay keeps the bar silent until d has passed since it started, and
+// Finish silent for a job that ended before then: a pass that is usually
+// quick adds no lines, and the same pass on a large input still shows its
+// progress.
+func Delay(d time.Duration) Option { return func(b *Bar) { b.delay = d } }
 
 // Interval sets the minimum time between two redraws or log lines.
 func Interval(d time.Duration) Option { return func(b *Bar) { b.interval = d } }
@@ -94,6 +102,9 @@ func New(w io.Writer, label string, total int64, opts ...Option) *Bar {
 
 // Add advances the count by n and redraws if the interval has passed.
 func (b *Bar) Add(n int64) {
+	if b == nil {
+		return
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.n += n
@@ -102,6 +113,9 @@ func (b *Bar) Add(n int64) {
 
 // Set sets the count to n and redraws if the interval has passed.
 func (b *Bar) Set(n int64) {
+	if b == nil {
+		return
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.n = n
@@ -110,6 +124,9 @@ func (b *Bar) Set(n int64) {
 
 // SetTotal changes the total, e.g. when a download's size becomes known.
 func (b *Bar) SetTotal(total int64) {
+	if b == nil {
+		return
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.total = total
@@ -125,6 +142,9 @@ func (b *Bar) Write(p []byte) (int, error) {
 // SetField sets a free-form field shown after the rate, such as a loss part.
 // Fields keep the order in which they were first set.
 func (b *Bar) SetField(key, value string) {
+	if b == nil {
+		return
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if _, ok := b.vals[key]; !ok {
@@ -134,17 +154,29 @@ func (b *Bar) SetField(key, value string) {
 }
 
 // SetFloat sets a numeric field with 4 significant digits.
-func (b *Bar) SetFloat(key string, v float64) { b.SetField(key, fmt.Sprintf("%.4g", v)) }
+func (b *Bar) SetFloat(key string, v float64) {
+	if b == nil {
+		return
+	}
+	b.SetField(key, fmt.Sprintf("%.4g", v))
+}
 
 // Finish draws the final state and ends the line. Later calls do nothing.
 func (b *Bar) Finish() {
+	if b == nil {
+		return
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.finished {
 		return
 	}
 	b.finished = true
-	b.draw(b.now())
+	now := b.now()
+	if now.Sub(b.start) < b.delay {
+		return
+	}
+	b.draw(now)
 	if b.tty {
 		fmt.Fprintln(b.w)
 	}
@@ -162,7 +194,7 @@ func (b *Bar) maybeDraw() {
 		return
 	}
 	now := b.now()
-	if now.Sub(b.lastDraw) < b.interval {
+	if now.Sub(b.lastDraw) < b.interval || now.Sub(b.start) < b.delay {
 		return
 	}
 	b.draw(now)

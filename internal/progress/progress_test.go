@@ -136,3 +136,37 @@ func ExampleBar() {
 	b.Finish()
 	// Output: epoch 1  [====================] 100% 3/3  1/s  in 3s  loss=0.42
 }
+
+// TestDelay: a delayed bar says nothing for a job that ends before the
+// delay, and reports a longer one as usual; a nil bar ignores every call.
+func TestDelay(t *testing.T) {
+	tests := []struct {
+		name  string
+		steps []time.Duration // time before each Add(1)
+		lines int
+	}{
+		{"quick job silent", []time.Duration{time.Second, time.Second}, 0},
+		{"long job reports", []time.Duration{time.Second, 12 * time.Second, 12 * time.Second}, 3}, // two log lines, then Finish
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newClock()
+			var buf bytes.Buffer
+			b := New(&buf, "embed", 100, Clock(c.now), Terminal(false), Delay(3*time.Second))
+			for _, d := range tc.steps {
+				c.advance(d)
+				b.Add(1)
+			}
+			b.Finish()
+			if got := strings.Count(buf.String(), "\n"); got != tc.lines {
+				t.Errorf("%d lines, want %d:\n%s", got, tc.lines, buf.String())
+			}
+		})
+	}
+	var nilBar *Bar
+	nilBar.Add(1)
+	nilBar.Set(2)
+	nilBar.SetTotal(3)
+	nilBar.SetFloat("x", 1)
+	nilBar.Finish()
+}

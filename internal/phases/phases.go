@@ -1,0 +1,93 @@
+// Package phases records the wall time of a run's phases (load, features,
+// topic start, steps, validation, evaluation, ...), in the order they first
+// ran, so that a run can print where its time went and write it into
+// metrics.json (the scale table of docs/benchmarks.md is made from those).
+package phases
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Record accumulates seconds per phase name. A nil *Record ignores every
+// call, so code can time phases without checking whether anyone listens.
+// Its methods are safe for concurrent use.
+type Record struct {
+	mu    sync.Mutex
+	names []string
+	secs  map[string]float64
+}
+
+// New returns an empty record.
+func New() *Record { return &Record{secs: map[string]float64{}} }
+
+// Add adds d to the phase's time.
+func (r *Record) Add(name string, d time.Duration) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.secs[name]; !ok {
+		r.names = append(r.names, name)
+	}
+	r.secs[name] += d.Seconds()
+}
+
+// Start starts timing a phase; calling the returned function stops it and
+// adds the time. Use as: defer r.Start("validation")().
+func (r *Record) Start(name string) func() {
+	if r == nil {
+		return func() {}
+	}
+	began := time.Now()
+	return func() { r.Add(name, time.Since(began)) }
+}
+
+// Seconds returns a copy of the phases' seconds (nil for a nil or empty
+// record).
+func (r *Record) Seconds() map[string]float64 {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.names) == 0 {
+		return nil
+	}
+	out := make(map[string]float64, len(r.secs))
+	for k, v := range r.secs {
+		out[k] = v
+	}
+	return out
+}
+
+// Names returns the phase names in the order they first ran.
+func (r *Record) Names() []string {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.names...)
+}
+
+// Print writes one line: every phase with its seconds, in order, and the
+// total.
+func (r *Record) Print(w io.Writer) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var b strings.Builder
+	var total float64
+	for _, n := range r.names {
+		fmt.Fprintf(&b, "  %s %.1fs", n, r.secs[n])
+		total += r.secs[n]
+	}
+	fmt.Fprintf(w, "phases (wall time):%s  (total %.1fs)\n", b.String(), total)
+}

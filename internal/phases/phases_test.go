@@ -1,0 +1,67 @@
+package phases
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestRecord(t *testing.T) {
+	tests := []struct {
+		name  string
+		adds  []string
+		order []string
+		secs  map[string]float64
+	}{
+		{"empty", nil, nil, nil},
+		{"one", []string{"load"}, []string{"load"}, map[string]float64{"load": 1}},
+		{"repeat accumulates, order of first run", []string{"steps", "validation", "steps"},
+			[]string{"steps", "validation"}, map[string]float64{"steps": 2, "validation": 1}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := New()
+			for _, a := range tc.adds {
+				r.Add(a, time.Second)
+			}
+			if got := strings.Join(r.Names(), ","); got != strings.Join(tc.order, ",") {
+				t.Errorf("names %q, want %q", got, strings.Join(tc.order, ","))
+			}
+			got := r.Seconds()
+			if len(got) != len(tc.secs) {
+				t.Fatalf("seconds %v, want %v", got, tc.secs)
+			}
+			for k, v := range tc.secs {
+				if got[k] != v {
+					t.Errorf("%s: %g s, want %g", k, got[k], v)
+				}
+			}
+		})
+	}
+}
+
+func TestStartAndPrint(t *testing.T) {
+	r := New()
+	stop := r.Start("load")
+	time.Sleep(2 * time.Millisecond)
+	stop()
+	if s := r.Seconds()["load"]; s < 0.002 {
+		t.Errorf("load %g s, want at least 0.002", s)
+	}
+	var b strings.Builder
+	r.Print(&b)
+	if !strings.HasPrefix(b.String(), "phases (wall time):  load 0.0s") || !strings.Contains(b.String(), "total") {
+		t.Errorf("printed %q", b.String())
+	}
+}
+
+// A nil record ignores everything, so optional timing needs no checks.
+func TestNilRecord(t *testing.T) {
+	var r *Record
+	r.Add("x", time.Second)
+	r.Start("y")()
+	r.Print(nil)
+	if r.Seconds() != nil || r.Names() != nil {
+		t.Error("a nil record reported phases")
+	}
+}
