@@ -215,10 +215,19 @@ func Default() Config {
 		Curvature: 1,
 		InitScale: 0, // 0 means 1/√Width
 		Features:  "tfidf",
+		// Hop features with the skip: decided on validation (docs/results.md,
+		// "How the defaults were chosen").
+		FeatureHops: 3,
+		FeatureSkip: true,
 		Tree: TreeConfig{
 			Mode: "grow", InitDepth: 3, Branching: 3, MaxDepth: 4, MaxChildren: 20,
 			SAdd: 0.05, SPrune: 0.05, Tau: 10, FDRadius: 0,
+			// A readable hierarchy (issue 15), decided on validation NPMI and
+			// level shares: paths pruned by the words through them, the depth
+			// kept, documents committed sharply to one path.
+			PruneBy: "path", KeepDepth: true, FDContrast: 0.999,
 		},
+		LambdaLevel: 1,
 		Neighbors:   5,
 		Hops:        2,
 		LambdaTopic: 1,

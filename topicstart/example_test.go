@@ -22,6 +22,8 @@ func Example() {
 	cfg := model.Default()
 	cfg.Width, cfg.Heads, cfg.MLPHidden = 16, 2, 32
 	cfg.Vocab = len(g.Vocab)
+	// The topic start alone: hop features would need model.FitFeatures.
+	cfg.FeatureHops, cfg.FeatureSkip = 0, false
 	m, err := model.New(cfg, 1)
 	if err != nil {
 		fmt.Println(err)

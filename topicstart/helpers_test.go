@@ -27,6 +27,11 @@ func tinyConfig(g *corpus.Graph) model.Config {
 	cfg.Width, cfg.Layers, cfg.Heads, cfg.MLPHidden, cfg.MaxLen = 8, 2, 2, 16, 16
 	cfg.Vocab = len(g.Vocab)
 	cfg.NumLabels = g.NumLabels()
+	// The topic start on its own: no hop features (they need a fitted
+	// basis), and the calibration's original contrast (its closed form is
+	// checked in TestCalibrateSimilarity; the contrast in TestContrast).
+	cfg.FeatureHops, cfg.FeatureSkip = 0, false
+	cfg.Tree.FDContrast = 0
 	return cfg
 }
 

@@ -17,6 +17,7 @@ func TestInitTopicsFromDocs(t *testing.T) {
 	for _, geom := range []string{"hyperbolic", "euclidean"} {
 		cfg := model.Default()
 		cfg.Width, cfg.Heads, cfg.MLPHidden, cfg.Vocab, cfg.Geometry = 8, 2, 16, 10, geom
+		cfg.FeatureHops, cfg.FeatureSkip = 0, false // the topic start alone (hop features need model.FitFeatures)
 		m, err := model.New(cfg, 3)
 		if err != nil {
 			t.Fatal(err)

@@ -137,7 +137,7 @@ func (o *Options) placesTopics() bool { return o.TopicInit == "fit" || o.TopicIn
 // DefaultOptions returns the defaults used by `gtformer train`.
 func DefaultOptions() Options {
 	return Options{
-		Epochs: 12, BatchLinks: 32, LR: 1e-3, LRFloor: 1e-5, Warmup: 100,
+		Epochs: 6, BatchLinks: 32, MaskTargets: true, Select: "last", LR: 1e-3, LRFloor: 1e-5, Warmup: 100,
 		WeightDecay: 0.01, Clip: 1, Seed: 1, Nesting: "cache", TopicInit: "fit",
 		TopicWarmup: 300, TopicWarmupBatch: 256, TopicWarmupLR: 0.03, SimilarityTrack: 0.05, TopicRefit: 1,
 		ValidEvery: 1, GrowEvery: 2, EmbedBatch: 128, MaxNbrs: 64, SampleDocs: DefaultSampleDocs,
