@@ -10,6 +10,7 @@ import (
 	"github.com/gtformer/gtformer/corpus/synth"
 	"github.com/gtformer/gtformer/evaluate"
 	"github.com/gtformer/gtformer/model"
+	"gonum.org/v1/gonum/stat"
 )
 
 // TestPlantedTreeRecovered trains on the built-in corpus (a planted 13-topic
@@ -93,5 +94,76 @@ func TestTopicRefit(t *testing.T) {
 	}
 	if d := diffBits(paramBits(a.Model), paramBits(b.Model)); d != "" {
 		t.Errorf("refit runs with one seed differ: %s", d)
+	}
+}
+
+// TestPlantedHierarchyRecovered trains the default configuration (growing
+// tree, hop features, the level prior, path pruning with the depth kept,
+// contrast 0.999) on the built-in corpus at the built-in profile's size and
+// checks the hierarchy, not only the leaves: the learned paths recover the
+// planted leaves (soft NMI), every level of the tree holds a real share of
+// the words (no level left hollow), and documents written mostly from the
+// planted root's general words put more of their θ on the learned root
+// (Pearson correlation over documents between the root's θ and the planted
+// root weight δ₀). A model whose general words leak into every leaf, or
+// whose inner levels are empty, fails. Validation figures of this setting
+// at 6 epochs: NMI 0.81, correlation 0.86 (docs/results.md).
+func TestPlantedHierarchyRecovered(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains on the built-in corpus")
+	}
+	g, truth, err := synth.Generate(synth.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := corpus.PaperSplit(g)
+	cfg := model.Default()
+	cfg.Width, cfg.Layers, cfg.Heads, cfg.MLPHidden, cfg.MaxLen = 64, 2, 2, 128, 64
+	cfg.Vocab, cfg.NumLabels = len(g.Vocab), g.NumLabels()
+	opt := DefaultOptions()
+	opt.Epochs = 4
+	tr := newTrainer(t, g, s, cfg, opt)
+	if err := tr.Run(); err != nil {
+		t.Fatal(err)
+	}
+	N := g.NumDocs()
+	emb := tr.Model.Embed(tr.In, allDocs(N), func(d int32) []int32 { return s.TrainNeighbors(int(d)) }, opt.MaxNbrs, opt.EmbedBatch)
+	nmi := evaluate.Recovery(tr.Model, emb, truth.Leaf)
+
+	tab := tr.Model.Topics.Tables()
+	T, D := emb.Topics, truth.Depth
+	share := make([]float64, tab.Depth)
+	root := make([]float64, N)
+	planted := make([]float64, N)
+	for d := 0; d < N; d++ {
+		words := float64(len(g.Doc(d)))
+		for r := 0; r < T; r++ {
+			th := float64(emb.Theta[d*T+r])
+			share[tab.Level[r]] += words * th
+			if tab.Level[r] == 0 {
+				root[d] += th
+			}
+		}
+		planted[d] = float64(truth.Mix[d*D])
+	}
+	total := 0.0
+	for _, v := range share {
+		total += v
+	}
+	for i := range share {
+		share[i] /= total
+	}
+	corr := stat.Correlation(root, planted, nil)
+	t.Logf("recovery NMI %.3f; level shares %.2f; corr(root θ, planted δ₀) %.3f; %d topics", nmi, share, corr, T)
+	if nmi < 0.6 {
+		t.Errorf("recovery NMI %.3f, want ≥ 0.6", nmi)
+	}
+	for l, v := range share {
+		if v < 0.1 {
+			t.Errorf("level %d holds %.1f%% of the words, want ≥ 10%% (levels %.2f)", l, 100*v, share)
+		}
+	}
+	if corr < 0.5 {
+		t.Errorf("corr(root θ, planted root weight) = %.3f, want ≥ 0.5: general documents do not sit at the root", corr)
 	}
 }
