@@ -259,7 +259,9 @@ func TestRun(t *testing.T) {
 	g := handGraph()
 	s := corpus.PaperSplit(g)
 	m := handModel(t, g, "hyperbolic", 1)
-	m.IDF = model.IDF(g, s.Train)
+	if err := m.Prepare(g, s.Train, 1); err != nil {
+		t.Fatal(err)
+	}
 	in := model.NewInputs(g, m.IDF, m.Cfg.MaxLen, m.Cfg.Truncate)
 	res := evaluate.Run(m, g, s, in, evaluate.Options{EmbedBatch: 7})
 	if n := len(res.Emb.Points) / (res.Emb.Width + 1); n != g.NumDocs() {

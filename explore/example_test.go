@@ -19,7 +19,10 @@ func Example() {
 	mc.Width, mc.Layers, mc.Heads, mc.MLPHidden, mc.MaxLen = 8, 2, 2, 16, 16
 	mc.Vocab = len(g.Vocab)
 	m, _ := model.New(mc, 1)
-	m.IDF = model.IDF(g, corpus.PaperSplit(g).Train)
+	if err := m.Prepare(g, corpus.PaperSplit(g).Train, 1); err != nil {
+		fmt.Println(err)
+		return
+	}
 	all := make([]int32, g.NumDocs())
 	for i := range all {
 		all[i] = int32(i)

@@ -49,7 +49,9 @@ func fixture(t testing.TB) *Index {
 			fix.err = err
 			return
 		}
-		m.IDF = model.IDF(g, corpus.PaperSplit(g).Train)
+		if fix.err = m.Prepare(g, corpus.PaperSplit(g).Train, 2); fix.err != nil {
+			return
+		}
 		all := make([]int32, g.NumDocs())
 		for i := range all {
 			all[i] = int32(i)

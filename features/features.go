@@ -115,6 +115,20 @@ func LSA(x CSR, docs []int32, V, dim int, seed uint64) (*Basis, error) {
 	return basis, nil
 }
 
+// Padded returns the basis with dim columns: b's, then zero columns (b
+// itself when it has dim already). A projection on it is b's projection
+// followed by zeros.
+func (b *Basis) Padded(dim int) *Basis {
+	if dim <= b.Dim {
+		return b
+	}
+	p := &Basis{V: b.V, Dim: dim, R: make([]float32, b.V*dim)}
+	for w := 0; w < b.V; w++ {
+		copy(p.R[w*dim:w*dim+b.Dim], b.R[w*b.Dim:(w+1)*b.Dim])
+	}
+	return p
+}
+
 // fixSigns makes each column's largest-magnitude entry positive, so the
 // basis does not depend on the SVD routine's arbitrary signs.
 func (b *Basis) fixSigns() {

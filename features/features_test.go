@@ -202,3 +202,37 @@ func TestWithout(t *testing.T) {
 		t.Errorf("hop 2 without document 3 = %v, want (%.6f, %.6f)", out[4:6], a/nrm, b/nrm)
 	}
 }
+
+// TestPadded: a basis padded with zero columns projects every row to the
+// unpadded projection followed by zeros; padding to its own width or less
+// is the basis itself.
+func TestPadded(t *testing.T) {
+	x, _ := lowRank(12, 20, 3, 5)
+	docs := make([]int32, 12)
+	for i := range docs {
+		docs[i] = int32(i)
+	}
+	b, err := LSA(x, docs, 20, 4, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Padded(4) != b || b.Padded(2) != b {
+		t.Error("padding to the basis's own width or less made a new basis")
+	}
+	p := b.Padded(7)
+	if p.Dim != 7 || p.V != b.V {
+		t.Fatalf("padded basis is %d × %d, want %d × 7", p.V, p.Dim, b.V)
+	}
+	got, want := p.Project(x), b.Project(x)
+	for i := 0; i < 12; i++ {
+		for j := 0; j < 7; j++ {
+			w := float32(0)
+			if j < 4 {
+				w = want[i*4+j]
+			}
+			if got[i*7+j] != w {
+				t.Fatalf("row %d column %d: %g, want %g", i, j, got[i*7+j], w)
+			}
+		}
+	}
+}

@@ -21,7 +21,7 @@ func benchSetup(b *testing.B) (*Model, *Inputs, *Batch, *corpus.Graph) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	in := inputsFor(g, cfg)
+	in := preparedInputs(b, m, g)
 	var links [][2]int32
 	for i := int32(0); i < 16; i++ {
 		links = append(links, [2]int32{2 * i, 2*i + 1}) // ring links

@@ -23,13 +23,21 @@ func Example() {
 	cfg.Width, cfg.Heads, cfg.MLPHidden = 16, 2, 32
 	cfg.Tree.InitDepth, cfg.Tree.Branching = 2, 2
 	cfg.Vocab = len(g.Vocab)
+	cfg.FeatureDim = 2 // five documents span few latent dimensions
 	m, err := model.New(cfg, 1)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
+	// The idf and the hop features' basis come from the training documents;
+	// the inputs carry each document's features propagated over its links.
 	all := []int32{0, 1, 2, 3, 4}
-	in := model.NewInputs(g, model.IDF(g, all), cfg.MaxLen, cfg.Truncate)
+	if err := m.Prepare(g, all, 1); err != nil {
+		fmt.Println(err)
+		return
+	}
+	nbrs := func(d int32) []int32 { return g.Neighbors(int(d)) }
+	in := m.Inputs(g, nbrs)
 
 	// Links 0-1 and 2-3 as positives; each anchor's other candidates are
 	// its negatives. Every centre gets k neighbour slots.
@@ -56,7 +64,6 @@ func Example() {
 	tp.Backward(loss) // gradients now in m.Params()[i].Grad
 	fmt.Println("loss finite:", !math.IsNaN(parts.Total) && !math.IsInf(parts.Total, 0))
 
-	nbrs := func(d int32) []int32 { return g.Neighbors(int(d)) }
 	e := m.Embed(in, all, nbrs, k, 64)
 	fmt.Printf("%d documents, points of %d coordinates, %d topics\n",
 		len(e.Points)/(e.Width+1), e.Width+1, e.Topics)

@@ -81,6 +81,9 @@ func tinyConfig(g *corpus.Graph) Config {
 	cfg.SupHidden = 6
 	cfg.NumLabels = g.NumLabels()
 	cfg.Vocab = len(g.Vocab)
+	// Without hop features (they need a fitted basis and propagated
+	// inputs); the feature tests set them on explicitly.
+	cfg.FeatureHops, cfg.FeatureSkip = 0, false
 	return cfg
 }
 
@@ -91,6 +94,17 @@ func allDocs(n int) []int32 {
 		d[i] = int32(i)
 	}
 	return d
+}
+
+// preparedInputs prepares m for g (idf and hop features' basis over every
+// document, as the trainer does over the training documents) and returns
+// the inputs with features propagated over g's links.
+func preparedInputs(t testing.TB, m *Model, g *corpus.Graph) *Inputs {
+	t.Helper()
+	if err := m.Prepare(g, allDocs(g.NumDocs()), 1); err != nil {
+		t.Fatal(err)
+	}
+	return m.Inputs(g, nbrsOf(g))
 }
 
 // inputsFor derives the model inputs of every document with idf over all of

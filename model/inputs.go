@@ -131,10 +131,10 @@ func (m *Model) FitFeatures(in *Inputs, train []int32, seed uint64) error {
 	if err != nil {
 		return fmt.Errorf("hop features: %w", err)
 	}
-	if b.Dim != m.Cfg.HopDim() {
-		return fmt.Errorf("hop features: the training documents span only %d dimensions, %d asked (lower --feature-dim)", b.Dim, m.Cfg.HopDim())
-	}
-	m.LSA = b
+	// A small corpus spans fewer latent dimensions than the width asks
+	// (min(documents, words)): the missing columns are zero, so the
+	// features there are zero and the model's shapes stay the configured.
+	m.LSA = b.Padded(m.Cfg.HopDim())
 	return nil
 }
 
@@ -189,4 +189,19 @@ func LogUnigram(g *corpus.Graph, docs []int32) []float32 {
 		out[w] = float32(math.Log((c + 0.5) / den))
 	}
 	return out
+}
+
+// Prepare derives what a new model reads from its training corpus before
+// its first step, as the trainer does: the idf over the training documents
+// (unless set) and the hop features' basis fitted on their tf-idf rows
+// (unless set, and only when the model reads hop features). For a model
+// built outside the trainer (examples, fixtures, tools).
+func (m *Model) Prepare(g *corpus.Graph, train []int32, seed uint64) error {
+	if m.IDF == nil {
+		m.IDF = IDF(g, train)
+	}
+	if m.Cfg.FeatureHops == 0 || m.LSA != nil {
+		return nil
+	}
+	return m.FitFeatures(NewInputs(g, m.IDF, m.Cfg.MaxLen, m.Cfg.Truncate), train, seed)
 }

@@ -152,11 +152,16 @@ func TestScaleAtInit(t *testing.T) {
 			cfg.NumLabels = g.NumLabels()
 			cfg.InitScale = tc.scale
 			cfg.Geometry = tc.geometry
+			if tc.scale == 1 {
+				// √n is the encoder path's norm alone: without the
+				// feature skip, whose term adds to it.
+				cfg.FeatureHops, cfg.FeatureSkip = 0, false
+			}
 			m, err := New(cfg, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
-			in := inputsFor(g, cfg)
+			in := preparedInputs(t, m, g)
 			docs := allDocs(g.NumDocs())
 			e := m.Embed(in, docs, nbrsOf(g), cfg.Neighbors, 8)
 			n := cfg.Width

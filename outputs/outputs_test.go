@@ -53,7 +53,9 @@ func setup(t *testing.T, supervised bool) (*model.Model, *corpus.Graph, *model.I
 		t.Fatalf("tree update: %v, changes %v", err, res.Changes)
 	}
 	m.SetTree(m.Topics.Tree)
-	m.IDF = model.IDF(g, s.Train)
+	if err := m.Prepare(g, s.Train, 3); err != nil {
+		t.Fatal(err)
+	}
 	in := model.NewInputs(g, m.IDF, cfg.MaxLen, cfg.Truncate)
 	return m, g, in, evaluate.Run(m, g, s, in, evaluate.Options{EmbedBatch: 32})
 }

@@ -48,7 +48,9 @@ func fixture(t testing.TB) (*explore.Index, string) {
 			fix.err = err
 			return
 		}
-		m.IDF = model.IDF(g, corpus.PaperSplit(g).Train)
+		if fix.err = m.Prepare(g, corpus.PaperSplit(g).Train, 1); fix.err != nil {
+			return
+		}
 		if fix.dir, fix.err = os.MkdirTemp("", "gtformer-serve-test-"); fix.err != nil {
 			return
 		}

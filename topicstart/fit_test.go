@@ -118,7 +118,7 @@ func TestCalibrateSimilarity(t *testing.T) {
 	cfg := model.Default()
 	cfg.Width, cfg.Heads, cfg.MLPHidden, cfg.Vocab = 8, 2, 16, 10
 	cfg.FeatureHops, cfg.FeatureSkip = 0, false // the topic start alone (hop features need model.FitFeatures)
-	cfg.Tree.FDContrast = 0 // the closed form below is the original contrast, (b−a)/6
+	cfg.Tree.FDContrast = 0                     // the closed form below is the original contrast, (b−a)/6
 	m, err := model.New(cfg, 4)
 	if err != nil {
 		t.Fatal(err)

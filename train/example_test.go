@@ -62,9 +62,9 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("resumed: epoch %d of %d, %d learning-curve points, best epoch chosen: %v\n",
-		tr.State.Epoch, tr.Opt.Epochs, len(tr.History), tr.State.BestEpoch > 0)
+	fmt.Printf("resumed: epoch %d of %d, %d learning-curve points, kept the %s state\n",
+		tr.State.Epoch, tr.Opt.Epochs, len(tr.History), tr.Opt.Select)
 	// Output:
 	// first session: epoch 1 of 2
-	// resumed: epoch 2 of 2, 2 learning-curve points, best epoch chosen: true
+	// resumed: epoch 2 of 2, 2 learning-curve points, kept the last state
 }

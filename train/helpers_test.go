@@ -53,6 +53,10 @@ func tinyOptions(epochs int, nesting string, seed uint64) Options {
 	opt.Warmup = 4
 	opt.ValidEvery, opt.GrowEvery = 1, 1
 	opt.EmbedBatch = 64
+	// The best-state machinery (best.safetensors, its restore, its place in
+	// checkpoints) is what most of these tests exercise; TestSelectLast
+	// covers the default, the last state.
+	opt.Select = "best"
 	return opt
 }
 

@@ -156,7 +156,9 @@ func untrainedModelDir(t *testing.T) (string, *corpus.Graph) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.IDF = model.IDF(g, corpus.PaperSplit(g).Train)
+	if err := m.Prepare(g, corpus.PaperSplit(g).Train, 1); err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
 	if err := m.Save(dir, 1); err != nil {
 		t.Fatal(err)
