@@ -69,6 +69,9 @@ func TestCollectLDA(t *testing.T) {
 				// pl: no LDA files, still collected.
 				"## pl (unsupervised)",
 				"No LDA fits in this folder",
+				"each level, root first (a level absent from some runs is averaged over those that have it). LDA is flat: it has no levels",
+				// pl has neither levels nor LDA.
+				"| gtformer default | 10.0 (1) | 0.000 (1) | 13.0 (1) |\n\n↓ lower is better.\n",
 			},
 			notWant: []string{"PCD", "PnCD"}},
 		{name: "damaged LDA file",

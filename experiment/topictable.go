@@ -114,7 +114,14 @@ func writeTopicTable(b *bytes.Buffer, g *Group) {
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("\nLevel share and specialization: the mean over seeds of each level, root first (a level absent from some runs is averaged over those that have it). ↓ lower is better. LDA is flat: it has no levels, so no hierarchy measures (–).\n")
+	b.WriteString("\n↓ lower is better.")
+	if slices.ContainsFunc(cols, func(c int) bool { return topicColumns[c].levels }) {
+		b.WriteString(" Level share and specialization: the mean over seeds of each level, root first (a level absent from some runs is averaged over those that have it).")
+	}
+	if g.LDA != nil {
+		b.WriteString(" LDA is flat: it has no levels, so no hierarchy measures (–).")
+	}
+	b.WriteString("\n")
 	if g.LDA == nil {
 		b.WriteString("\nNo LDA fits in this folder (an experiment made before LDA was part of it): run the same `gtformer experiment` command again to compute them; it trains nothing that is finished.\n")
 		return
