@@ -39,7 +39,21 @@ type Group struct {
 	Supervised bool            `json:"supervised"`
 	Variants   []VariantResult `json:"variants"`
 	Baselines  []VariantResult `json:"baselines,omitempty"`
-	Paper      []PaperRow      `json:"paper,omitempty"`
+	// LDA is the dataset's LDA fits over the seeds of its files
+	// (runs/<dataset>/lda/seed<k>.json); nil for an experiment made before
+	// LDA was part of it. LDATopics is their number of topics.
+	LDA       *VariantResult `json:"lda,omitempty"`
+	LDATopics int            `json:"lda_topics,omitempty"`
+	// Paired holds, per variant with a seed LDA was fitted on, the paired
+	// differences variant − LDA of PairedMetrics.
+	Paired []PairedVariant `json:"paired_lda,omitempty"`
+	Paper  []PaperRow      `json:"paper,omitempty"`
+}
+
+// PairedVariant is one variant's paired differences with LDA.
+type PairedVariant struct {
+	Variant string   `json:"variant"`
+	Diffs   []Paired `json:"diffs"`
 }
 
 // VariantResult is one row: a gtformer variant over its seeds, or a
@@ -48,12 +62,47 @@ type VariantResult struct {
 	Name   string          `json:"name"`
 	Seeds  []uint64        `json:"seeds,omitempty"`
 	Values map[string]Stat `json:"values"`
+	// Levels holds the per-level measures (level_share, specialization),
+	// each level summarised over the runs that have it, root first.
+	Levels map[string][]Stat `json:"levels,omitempty"`
+}
+
+// aggregateLevels summarises the runs' per-level measures level by level.
+func aggregateLevels(runs []*outputs.Metrics) map[string][]Stat {
+	out := map[string][]Stat{}
+	for key, get := range map[string]func(*outputs.Metrics) []float64{
+		"level_share":    func(m *outputs.Metrics) []float64 { return m.Topics.LevelShare },
+		"specialization": func(m *outputs.Metrics) []float64 { return m.Topics.Specialization },
+	} {
+		var per [][]float64
+		for _, r := range runs {
+			for l, x := range get(r) {
+				if l == len(per) {
+					per = append(per, nil)
+				}
+				per[l] = append(per[l], x)
+			}
+		}
+		for _, xs := range per {
+			out[key] = append(out[key], Summarize(xs))
+		}
+	}
+	for k, v := range out {
+		if len(v) == 0 {
+			delete(out, k)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // Collect rebuilds the results from the run folders of an experiment folder
 // alone: every OUT/runs/<dataset>/<variant>/<seed>/metrics.json, grouped by
 // dataset (the folder name), variant (from metrics.json, else the folder
-// name) and supervision, and every OUT/runs/<dataset>/baselines.json.
+// name) and supervision, every OUT/runs/<dataset>/baselines.json and the
+// LDA fits OUT/runs/<dataset>/lda/seed<k>.json, paired with the runs by seed.
 func Collect(dir string) (*Results, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, "runs", "*", "*", "*", MetricsFile))
 	if err != nil {
@@ -97,11 +146,28 @@ func Collect(dir string) (*Results, error) {
 		if err != nil {
 			return nil, err
 		}
+		ldaRecs, err := readLDA(filepath.Join(dir, "runs", ds))
+		if err != nil {
+			return nil, err
+		}
+		var ldaRuns []*outputs.Metrics
+		var ldaRow *VariantResult
+		ldaTopics := 0
+		for _, r := range ldaRecs {
+			ldaRuns = append(ldaRuns, r.asMetrics())
+			ldaTopics = r.Topics
+		}
+		if len(ldaRuns) > 0 {
+			ldaRow = &VariantResult{Name: LDAName, Values: Aggregate(ldaRuns)}
+			for _, r := range ldaRuns {
+				ldaRow.Seeds = append(ldaRow.Seeds, r.Seed)
+			}
+		}
 		for _, sup := range []bool{false, true} {
 			if !groups[ds][sup] {
 				continue
 			}
-			g := Group{Dataset: ds, Supervised: sup, Baselines: base, Paper: PaperFigures(ds, sup)}
+			g := Group{Dataset: ds, Supervised: sup, Baselines: base, LDA: ldaRow, LDATopics: ldaTopics, Paper: PaperFigures(ds, sup)}
 			var names []string
 			for k := range runs {
 				if k.dataset == ds && k.sup == sup {
@@ -111,11 +177,20 @@ func Collect(dir string) (*Results, error) {
 			for _, name := range sortVariants(names) {
 				rs := runs[key{ds, name, sup}]
 				sort.Slice(rs, func(i, j int) bool { return rs[i].Seed < rs[j].Seed })
-				vr := VariantResult{Name: name, Values: Aggregate(rs)}
+				vr := VariantResult{Name: name, Values: Aggregate(rs), Levels: aggregateLevels(rs)}
 				for _, r := range rs {
 					vr.Seeds = append(vr.Seeds, r.Seed)
 				}
 				g.Variants = append(g.Variants, vr)
+				pv := PairedVariant{Variant: name}
+				for _, key := range PairedMetrics {
+					if d, ok := PairDiff(key, rs, ldaRuns); ok {
+						pv.Diffs = append(pv.Diffs, d)
+					}
+				}
+				if len(pv.Diffs) > 0 {
+					g.Paired = append(g.Paired, pv)
+				}
 			}
 			res.Groups = append(res.Groups, g)
 		}
@@ -370,6 +445,9 @@ func writeGroup(b *bytes.Buffer, g *Group) {
 	for _, v := range g.Variants {
 		rows = append(rows, row{"gtformer " + v.Name, v.Values, false})
 	}
+	if g.LDA != nil {
+		rows = append(rows, row{ldaLabel(g), g.LDA.Values, false})
+	}
 	for _, v := range g.Baselines {
 		rows = append(rows, row{"baseline " + v.Name, v.Values, false})
 	}
@@ -417,9 +495,13 @@ func writeGroup(b *bytes.Buffer, g *Group) {
 			fmt.Fprintf(b, "\n† %s: %s.\n", m.Label, paperNotComparable[m.Key])
 		}
 	}
+	if g.LDA != nil {
+		fmt.Fprintf(b, "\n%s\n", ldaCaption(g))
+	}
 	if len(g.Variants) > 1 {
 		fmt.Fprintf(b, "\n![ablations of %s](%s.png)\n", g.title(), g.ChartName())
 	}
+	writeTopicTable(b, g)
 }
 
 // writeSummary writes one table of the default variant beside the paper,

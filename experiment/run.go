@@ -7,6 +7,7 @@
 // Layout of an experiment folder OUT:
 //
 //	OUT/runs/<dataset>/baselines.json          the baselines, once per dataset
+//	OUT/runs/<dataset>/lda/seed<k>.json        LDA, once per dataset and seed
 //	OUT/runs/<dataset>/<variant>/seed<k>/      one run: the files of `gtformer
 //	                                           train --out`, plus run.json (its
 //	                                           settings and command) and train.log
@@ -35,6 +36,7 @@ import (
 	"github.com/gtformer/gtformer/corpus"
 	"github.com/gtformer/gtformer/evaluate"
 	"github.com/gtformer/gtformer/internal/atomicfile"
+	"github.com/gtformer/gtformer/lda"
 	"github.com/gtformer/gtformer/model"
 	"github.com/gtformer/gtformer/outputs"
 	"github.com/gtformer/gtformer/tensor"
@@ -61,6 +63,9 @@ type Plan struct {
 	// Checkpoint and Log are set per run.
 	Config  model.Config
 	Options train.Options
+	// LDAIter is the EM iterations of the LDA fits (0: lda.DefaultMaxIter,
+	// as `gtformer baseline --method lda`).
+	LDAIter int
 	// Glove initialises word rows from the dataset's word vectors, for the
 	// datasets that have them (as gtformer train does by default).
 	Glove bool
@@ -110,6 +115,9 @@ func (p *Plan) Validate() error {
 	}
 	if len(p.Variants) == 0 {
 		errs = append(errs, errors.New("no variants"))
+	}
+	if p.LDAIter < 0 {
+		errs = append(errs, fmt.Errorf("LDA iterations %d: want at least 1 (0: the default)", p.LDAIter))
 	}
 	names := map[string]bool{}
 	for _, d := range p.Datasets {
@@ -223,12 +231,13 @@ func flatten(v any) map[string]string {
 	return out
 }
 
-// Run carries out the plan: for each dataset its baselines, then every
-// variant × seed not finished yet; then it collects all runs in Out
-// (including earlier ones) and writes results.json, results.md and the
-// ablation charts. A failed run, or a dataset that does not load, is
-// reported and the others go on; Run then returns an error naming the
-// failures, after writing the results of the runs that finished.
+// Run carries out the plan: for each dataset its baselines and its LDA fits
+// (one per seed) where missing, then every variant × seed not finished yet;
+// then it collects all runs in Out (including earlier ones) and writes
+// results.json, results.md and the ablation charts. A failed run, or a
+// dataset that does not load, is reported and the others go on; Run then
+// returns an error naming the failures, after writing the results of the
+// runs that finished.
 func (p *Plan) Run() (*Results, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
@@ -271,6 +280,35 @@ datasets:
 			} else {
 				fmt.Fprintf(logw, "%-8s %-20s %-7s %-8s %s %5.1f s\n", ds.Name, "baselines", "", "done", rec.summary(), time.Since(began).Seconds())
 			}
+		}
+		// LDA, once per seed of the plan, so that each run has its LDA fit
+		// of the same seed to be paired with.
+		for _, seed := range p.Seeds {
+			lpath := LDAPath(p.Out, ds.Name, seed)
+			if have, err := readLDAFile(lpath); err == nil {
+				if have.Iter != p.ldaIter() {
+					return nil, fmt.Errorf("%s was fitted with %d iterations, now %d: use another --out, or delete the file to redo the fit", lpath, have.Iter, p.ldaIter())
+				}
+				continue
+			} else if !errors.Is(err, os.ErrNotExist) {
+				return nil, err
+			}
+			if err := load(); err != nil {
+				fmt.Fprintf(logw, "%-8s %-20s %-7s %-8s %v\n", ds.Name, "", "", "failed", err)
+				failures = append(failures, err)
+				continue datasets
+			}
+			head := fmt.Sprintf("%-8s %-20s seed %-2d", ds.Name, LDAName, seed)
+			rec, err := computeLDA(ds.Name, g, s, seed, p.ldaIter())
+			if err == nil {
+				err = writeJSON(lpath, rec)
+			}
+			if err != nil {
+				fmt.Fprintf(logw, "%s %-8s %v\n", head, "failed", err)
+				failures = append(failures, fmt.Errorf("%s lda seed %d: %w", ds.Name, seed, err))
+				continue
+			}
+			fmt.Fprintf(logw, "%s %-8s %s %5.1f s\n", head, "done", rec.summary(), rec.Seconds)
 		}
 		for vi, v := range p.Variants {
 			// Same seed, same numbers: a variant that changes nothing here
@@ -329,6 +367,13 @@ datasets:
 		return res, fmt.Errorf("%d failure(s): %w", len(failures), errors.Join(failures...))
 	}
 	return res, nil
+}
+
+func (p *Plan) ldaIter() int {
+	if p.LDAIter > 0 {
+		return p.LDAIter
+	}
+	return lda.DefaultMaxIter
 }
 
 // sameAs returns the name of an earlier variant of the plan whose settings

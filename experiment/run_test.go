@@ -47,7 +47,7 @@ func tinyPlan(out string, loads *int, variants ...string) *Plan {
 		panic(err)
 	}
 	return &Plan{Out: out, Datasets: []Dataset{builtin(loads)}, Variants: vs, Seeds: []uint64{1, 2},
-		Config: cfg, Options: opt, Command: "gtformer experiment --data builtin --seeds 2 --out " + out}
+		Config: cfg, Options: opt, LDAIter: 5, Command: "gtformer experiment --data builtin --seeds 2 --out " + out}
 }
 
 func lines(s, substr string) []string {
@@ -83,8 +83,18 @@ func TestPlanRunSkipResume(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
-	if got := len(lines(log.String(), " done ")); got != 5 || loads != 1 || curves != 4 {
-		t.Fatalf("first invocation: %d done lines (want 4 runs + baselines), %d loads, %d curves:\n%s", got, loads, curves, log.String())
+	if got := len(lines(log.String(), " done ")); got != 7 || loads != 1 || curves != 4 {
+		t.Fatalf("first invocation: %d done lines (want 4 runs + baselines + 2 LDA fits), %d loads, %d curves:\n%s", got, loads, curves, log.String())
+	}
+	for _, seed := range []uint64{1, 2} {
+		rec, err := readLDAFile(LDAPath(out, "builtin", seed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Seed != seed || rec.Topics != 13 || rec.Iter != 5 || rec.MicroF1 == nil || rec.LinkAUC == nil || rec.NPMI == nil ||
+			rec.Diversity == nil || rec.LogPerplexity == nil || rec.LogPerplexityCompletion == nil || len(rec.TopWords) != 13 || rec.Seconds <= 0 {
+			t.Errorf("LDA seed %d: %+v", seed, rec)
+		}
 	}
 	for _, v := range []string{"default", "tree-fixed"} {
 		for _, seed := range []uint64{1, 2} {
@@ -111,6 +121,24 @@ func TestPlanRunSkipResume(t *testing.T) {
 			t.Errorf("%s: kNN Micro-F1 %+v over seeds %v", v.Name, s, v.Seeds)
 		}
 	}
+	// LDA: a row over both seeds, paired with each variant on both.
+	grp := res.Groups[0]
+	if grp.LDA == nil || len(grp.LDA.Seeds) != 2 || grp.LDA.Values["npmi"].N != 2 || grp.LDA.Values["knn_micro_f1"].N != 2 || grp.LDATopics != 13 {
+		t.Fatalf("LDA row %+v", grp.LDA)
+	}
+	if len(grp.Paired) != 2 {
+		t.Fatalf("paired %+v", grp.Paired)
+	}
+	for _, pv := range grp.Paired {
+		if len(pv.Diffs) != len(PairedMetrics) {
+			t.Errorf("%s: paired on %d metrics, want %d: %+v", pv.Variant, len(pv.Diffs), len(PairedMetrics), pv.Diffs)
+		}
+		for _, d := range pv.Diffs {
+			if d.Diff.N != 2 || len(d.Seeds) != 2 || d.Seeds[0] != 1 || d.Seeds[1] != 2 {
+				t.Errorf("%s %s: %+v", pv.Variant, d.Metric, d)
+			}
+		}
+	}
 	// The tree-fixed variant keeps the initial 1+3+9 topics.
 	if s := res.Groups[0].Variants[1].Values["topics"]; s.Mean != 13 || s.Std != 0 {
 		t.Errorf("tree-fixed topics %+v, want 13 ± 0", s)
@@ -121,7 +149,8 @@ func TestPlanRunSkipResume(t *testing.T) {
 		}
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "results.md"))
-	for _, want := range []string{"    " + p.Command, "| gtformer default | ", "| gtformer tree-fixed | ", "| baseline tfidf-graph | "} {
+	for _, want := range []string{"    " + p.Command, "| gtformer default | ", "| gtformer tree-fixed | ", "| baseline tfidf-graph | ",
+		"| LDA (T = 13) | ", "### builtin (unsupervised): topics beside LDA", "Paired by seed, gtformer − LDA (T = 13)", "| tree-fixed | "} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("results.md lacks %q:\n%s", want, md)
 		}
@@ -136,6 +165,36 @@ func TestPlanRunSkipResume(t *testing.T) {
 	}
 	if got := len(lines(log.String(), " skipped ")); got != 4 || strings.Contains(log.String(), " done") || loads != 1 {
 		t.Errorf("second invocation: %d skipped, %d loads:\n%s", got, loads, log.String())
+	}
+
+	// A folder from before LDA was part of the experiment (no lda folder)
+	// still collects, without LDA rows; a plain rerun fits only LDA.
+	ldaBefore, _ := os.ReadFile(LDAPath(out, "builtin", 2))
+	if err := os.RemoveAll(filepath.Join(out, "runs", "builtin", LDADir)); err != nil {
+		t.Fatal(err)
+	}
+	old, err := Collect(out)
+	if err != nil || old.Groups[0].LDA != nil || old.Groups[0].Paired != nil || len(old.Groups[0].Variants) != 2 {
+		t.Fatalf("collecting without LDA: %v %+v", err, old)
+	}
+	var oldMD bytes.Buffer
+	if err := old.WriteMarkdown(&oldMD); err != nil || !strings.Contains(oldMD.String(), "No LDA fits in this folder") || strings.Contains(oldMD.String(), "| LDA") {
+		t.Errorf("results.md without LDA (%v):\n%s", err, oldMD.String())
+	}
+	log.Reset()
+	if _, err := p.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if done := lines(log.String(), " done "); len(done) != 2 || !strings.Contains(done[0], "lda") || len(lines(log.String(), " skipped ")) != 4 || loads != 2 {
+		t.Errorf("rerun without LDA: %d loads:\n%s", loads, log.String())
+	}
+	ldaAfter, _ := os.ReadFile(LDAPath(out, "builtin", 2))
+	var b1, b2 LDARecord
+	_ = json.Unmarshal(ldaBefore, &b1)
+	_ = json.Unmarshal(ldaAfter, &b2)
+	b1.Seconds, b2.Seconds = 0, 0
+	if j1, j2 := mustJSON(t, b1), mustJSON(t, b2); j1 != j2 {
+		t.Errorf("LDA refit differs (same seed, same numbers):\n%s\n%s", j1, j2)
 	}
 
 	// Deleting one metrics.json redoes that run only, from its (finished)
@@ -164,6 +223,11 @@ func TestPlanRunSkipResume(t *testing.T) {
 	q.Options.Epochs = 3
 	if _, err := q.Run(); err == nil || !strings.Contains(err.Error(), "options.epochs 2, now 3") {
 		t.Errorf("changed epochs: %v", err)
+	}
+	q = tinyPlan(out, &loads, "tree-fixed")
+	q.LDAIter = 6
+	if _, err := q.Run(); err == nil || !strings.Contains(err.Error(), "fitted with 5 iterations, now 6") {
+		t.Errorf("changed LDA iterations: %v", err)
 	}
 }
 
@@ -311,4 +375,13 @@ func TestCheckSpec(t *testing.T) {
 	if err := checkSpec(t.TempDir(), want); err != nil {
 		t.Errorf("folder without run.json: %v", err)
 	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -166,3 +166,64 @@ func Aggregate(runs []*outputs.Metrics) map[string]Stat {
 	}
 	return out
 }
+
+// Paired compares two sets of runs seed by seed: the differences a − b of
+// one metric over the seeds both have it on, and on how many of them the
+// difference has the sign of its mean (a gain counts when it holds over
+// ≥ 3 paired seeds).
+type Paired struct {
+	Metric string   `json:"metric"`
+	Diff   Stat     `json:"diff"`
+	Seeds  []uint64 `json:"seeds"`
+	// Holds counts the seeds whose difference has the sign of the mean (a
+	// zero difference, or a zero mean, holds on none).
+	Holds int `json:"holds"`
+}
+
+// PairedMetrics are the metrics the tables pair the model with LDA on.
+var PairedMetrics = []string{"knn_micro_f1", "link_auc", "npmi", "diversity", "log_perplexity", "log_perplexity_completion"}
+
+// PairDiff returns the paired differences a − b of the metric key over the
+// seeds on which both a run of a and one of b have it; ok is false when no
+// seed pairs. Runs are matched by their Seed; each seed at most once per
+// side (the first run of a seed counts).
+func PairDiff(key string, a, b []*outputs.Metrics) (Paired, bool) {
+	i := slices.IndexFunc(Metrics, func(m Metric) bool { return m.Key == key })
+	if i < 0 {
+		panic(fmt.Sprintf("experiment: PairDiff: unknown metric %q", key))
+	}
+	get := Metrics[i].get
+	value := func(m *outputs.Metrics) (float64, bool) {
+		x, ok := get(m)
+		return x, ok && !math.IsNaN(x) && !math.IsInf(x, 0)
+	}
+	bySeed := map[uint64]float64{}
+	for _, r := range b {
+		if x, ok := value(r); ok {
+			if _, dup := bySeed[r.Seed]; !dup {
+				bySeed[r.Seed] = x
+			}
+		}
+	}
+	p := Paired{Metric: key}
+	var diffs []float64
+	for _, r := range a {
+		x, ok := value(r)
+		y, paired := bySeed[r.Seed]
+		if !ok || !paired || slices.Contains(p.Seeds, r.Seed) {
+			continue
+		}
+		p.Seeds = append(p.Seeds, r.Seed)
+		diffs = append(diffs, x-y)
+	}
+	if len(diffs) == 0 {
+		return Paired{}, false
+	}
+	p.Diff = Summarize(diffs)
+	for _, d := range diffs {
+		if d*p.Diff.Mean > 0 {
+			p.Holds++
+		}
+	}
+	return p, true
+}

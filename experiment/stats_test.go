@@ -3,6 +3,7 @@ package experiment
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/gtformer/gtformer/evaluate"
@@ -109,5 +110,57 @@ func TestAggregate(t *testing.T) {
 		if s, ok := got[k]; ok {
 			t.Errorf("unsupervised runs aggregate %s = %+v", k, s)
 		}
+	}
+}
+
+func TestPairDiff(t *testing.T) {
+	run := func(seed uint64, knn float64, auc *float64) *outputs.Metrics {
+		return &outputs.Metrics{Seed: seed, Test: evaluate.Test{KNNMicroF1: f(knn), LinkAUC: auc}}
+	}
+	for _, c := range []struct {
+		name      string
+		key       string
+		a, b      []*outputs.Metrics
+		ok        bool
+		mean, std float64
+		seeds     []uint64
+		holds     int
+	}{
+		{"all seeds pair", "knn_micro_f1",
+			[]*outputs.Metrics{run(1, 82, nil), run(2, 84, nil), run(3, 80, nil)},
+			[]*outputs.Metrics{run(3, 79, nil), run(1, 80, nil), run(2, 81, nil)},
+			true, 2, 1, []uint64{1, 2, 3}, 3},
+		{"sign holds on two of three", "knn_micro_f1",
+			[]*outputs.Metrics{run(1, 82, nil), run(2, 80, nil), run(3, 83, nil)},
+			[]*outputs.Metrics{run(1, 80, nil), run(2, 81, nil), run(3, 80, nil)},
+			true, 4.0 / 3, math.Sqrt(13.0 / 3), []uint64{1, 2, 3}, 2},
+		{"unpaired seeds left out", "knn_micro_f1",
+			[]*outputs.Metrics{run(1, 82, nil), run(4, 90, nil)},
+			[]*outputs.Metrics{run(1, 85, nil), run(2, 70, nil)},
+			true, -3, math.NaN(), []uint64{1}, 1},
+		{"a seed without the metric left out", "link_auc",
+			[]*outputs.Metrics{run(1, 0, f(90)), run(2, 0, nil), run(3, 0, f(95))},
+			[]*outputs.Metrics{run(1, 0, f(91)), run(2, 0, f(80)), run(3, 0, f(96))},
+			true, -1, 0, []uint64{1, 3}, 2},
+		{"zero difference holds nowhere", "knn_micro_f1",
+			[]*outputs.Metrics{run(1, 80, nil)}, []*outputs.Metrics{run(1, 80, nil)},
+			true, 0, math.NaN(), []uint64{1}, 0},
+		{"no pair", "knn_micro_f1",
+			[]*outputs.Metrics{run(1, 80, nil)}, []*outputs.Metrics{run(2, 80, nil)},
+			false, 0, 0, nil, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p, ok := PairDiff(c.key, c.a, c.b)
+			if ok != c.ok {
+				t.Fatalf("ok %v, want %v", ok, c.ok)
+			}
+			if !ok {
+				return
+			}
+			stdOK := near(p.Diff.Std, c.std, 1e-9) || (math.IsNaN(c.std) && math.IsNaN(p.Diff.Std))
+			if p.Metric != c.key || !near(p.Diff.Mean, c.mean, 1e-9) || !stdOK || p.Diff.N != len(c.seeds) || !slices.Equal(p.Seeds, c.seeds) || p.Holds != c.holds {
+				t.Errorf("%+v, want %g ± %g over %v holding on %d", p, c.mean, c.std, c.seeds, c.holds)
+			}
+		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gtformer/gtformer/corpus"
 	"github.com/gtformer/gtformer/experiment"
+	"github.com/gtformer/gtformer/lda"
 )
 
 func init() {
@@ -20,7 +21,7 @@ func init() {
 	})
 }
 
-const experimentSynopsis = "--data NAME[,NAME...] [--seeds N] [--supervised] [--ablation NAME[,NAME...]|all] [--out DIR] [--data-root DIR] [--collect] [model and training flags]"
+const experimentSynopsis = "--data NAME[,NAME...] [--seeds N] [--supervised] [--ablation NAME[,NAME...]|all] [--out DIR] [--data-root DIR] [--lda-iter N] [--collect] [model and training flags]"
 
 func runExperiment(args []string, stdout, stderr io.Writer) error {
 	var d dataFlags
@@ -36,6 +37,7 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "gtformer-experiment", "experiment `DIR`: runs/<dataset>/<variant>/seed<k>/ (the files of gtformer train --out), results.md, results.json, ablation charts")
 	root := fs.String("data-root", "", "folder of the named corpora (default ../shared/data if it exists, else ./data)")
 	collect := fs.Bool("collect", false, "train nothing: rebuild results.md, results.json and the charts from the run folders in --out")
+	ldaIter := fs.Int("lda-iter", lda.DefaultMaxIter, "EM iterations of the LDA fits (as gtformer baseline --method lda)")
 	quiet := fs.Bool("quiet", false, "no training progress bar on stderr, only one line per run")
 	describe(fs, stderr, experimentSynopsis, `
 Trains GTFormer on every dataset × variant × seed, each run into
@@ -47,13 +49,23 @@ its checkpoint. A folder made with other settings is refused.
 Variants (--ablation; default always runs):
 `+variantHelp()+`
 
+Per dataset it also scores the training-free baselines (tfidf, tfidf-graph,
+glove-graph where the corpus has word vectors, tfidf-sign; once, on the same
+split, into runs/<dataset>/baselines.json) and fits LDA once per seed (the
+same seeds as the runs, so the model and LDA pair by seed; 13 topics and
+--lda-iter iterations, as gtformer baseline --method lda; into
+runs/<dataset>/lda/seed<k>.json). A rerun over an existing DIR computes only
+what is missing.
+
 Then it aggregates every run in DIR into results.md and results.json: per
 dataset, mean ± sample standard deviation (n-1, as Excel's STDEV, which the
 paper used) of each metric, wall time and documents per second, beside the
-training-free baselines (tfidf, tfidf-graph, glove-graph where the corpus has
-word vectors; computed once per dataset on the same split) and the paper's
-GTFormer and HGTM figures, with an ablation chart per dataset when more than
-one variant ran.`)
+baselines, LDA (mean ± std over its seeds) and the paper's GTFormer and HGTM
+figures, with an ablation chart per dataset when more than one variant ran;
+then a topic-quality table (NPMI, diversity, both perplexities, topic count
+and the hierarchy measures, gtformer's variants beside LDA) and the paired
+differences gtformer − LDA by seed, with the number of seeds on which each
+difference's sign holds.`)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -66,6 +78,9 @@ one variant ran.`)
 	}
 	if *seeds < 1 {
 		return usagef("--seeds must be at least 1, got %d", *seeds)
+	}
+	if *ldaIter < 1 {
+		return usagef("--lda-iter must be at least 1, got %d", *ldaIter)
 	}
 	variants, err := experiment.ParseVariants(*ablation)
 	if err != nil {
@@ -107,7 +122,7 @@ one variant ran.`)
 	}
 	p := &experiment.Plan{
 		Out: *out, Datasets: datasets, Variants: variants,
-		Config: mf.cfg, Options: mf.opt, Glove: mf.glove,
+		Config: mf.cfg, Options: mf.opt, Glove: mf.glove, LDAIter: *ldaIter,
 		Command: command, Progress: stdout, Curves: writeCurves,
 	}
 	for k := range *seeds {

@@ -8,8 +8,8 @@ import (
 )
 
 // tinyExperiment are flags that train one-epoch width-16 models on the
-// built-in corpus: about a second per run.
-var tinyExperiment = []string{"--epochs", "1", "--width", "16", "--layers", "2", "--heads", "2", "--mlp", "32", "--max-len", "24", "--quiet"}
+// built-in corpus: about a second per run, and 5-iteration LDA fits.
+var tinyExperiment = []string{"--epochs", "1", "--width", "16", "--layers", "2", "--heads", "2", "--mlp", "32", "--max-len", "24", "--quiet", "--lda-iter", "5"}
 
 func countLines(s, substr string) int {
 	n := 0
@@ -34,17 +34,18 @@ func TestExperimentBuiltin(t *testing.T) {
 		"1 dataset(s) × 2 variant(s) × 2 seed(s) = 4 runs",
 		"builtin  baselines", "builtin  default              seed 3  done",
 		"builtin  lambda-topic-10      seed 4  done", "kNN Micro-F1 ", "link AUC ",
+		"builtin  lda                  seed 3  done", "builtin  lda                  seed 4  done",
 		"results in " + filepath.Join(out, "results.md") + " (4 finished runs in 1 tables)",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
 	}
-	if n := countLines(stdout, " done "); n != 5 {
-		t.Errorf("%d done lines, want 4 runs and the baselines:\n%s", n, stdout)
+	if n := countLines(stdout, " done "); n != 7 {
+		t.Errorf("%d done lines, want 4 runs, the baselines and 2 LDA fits:\n%s", n, stdout)
 	}
 	for _, f := range []string{"runs/builtin/default/seed3/metrics.json", "runs/builtin/lambda-topic-10/seed4/curves.png",
-		"runs/builtin/baselines.json", "results.md", "results.json", "ablation_builtin.png"} {
+		"runs/builtin/baselines.json", "runs/builtin/lda/seed3.json", "runs/builtin/lda/seed4.json", "results.md", "results.json", "ablation_builtin.png"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Error(err)
 		}
@@ -55,6 +56,11 @@ func TestExperimentBuiltin(t *testing.T) {
 	}
 	if !strings.Contains(string(md), "    gtformer experiment --data builtin --seeds 2 --seed 3 --ablation lambda-topic-10 --out "+out+" --epochs 1") {
 		t.Errorf("results.md lacks the command line:\n%s", md)
+	}
+	for _, want := range []string{"| LDA (T = 13) | ", "topics beside LDA", "| lambda-topic-10 | "} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("results.md lacks %q:\n%s", want, md)
+		}
 	}
 
 	code, stdout, _ = runCmd(args...)
