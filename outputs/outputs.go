@@ -278,8 +278,8 @@ func WriteMetrics(path string, met Metrics) error {
 // Files a training run writes into its output directory, besides its
 // checkpoint: the model (model.ConfigFile, TreeFile, WeightsFile), then
 // TopicsFile ... MetricsFile (all written by Write), the learning curves
-// and the document map (when there is something to draw), and an
-// evaluation's EvalFile.
+// and the document map (when there is something to draw), an evaluation's
+// EvalFile, and a validation-only run's ValidFile.
 const (
 	TopicsFile     = "topics.json"
 	TopicsTextFile = "topics.txt"
@@ -287,13 +287,16 @@ const (
 	ThetaFile      = "doc_topics.npy"
 	MetricsFile    = "metrics.json"
 	EvalFile       = "eval.json"
+	// ValidFile is what a run that never reads the test split writes
+	// instead of the outputs above (gtformer train --valid-only).
+	ValidFile = "valid.json"
 )
 
 // RunFiles lists every file a run may write into its output directory, so
 // that a directory trained into again can be cleaned of the previous run's
 // files this run did not write (RemoveStale).
 var RunFiles = []string{model.ConfigFile, model.TreeFile, model.WeightsFile, TopicsFile, TopicsTextFile, EmbeddingsFile, ThetaFile,
-	MetricsFile, "curves.png", "curves.svg", "map.png", "map.svg", EvalFile}
+	MetricsFile, "curves.png", "curves.svg", "map.png", "map.svg", EvalFile, ValidFile}
 
 // WriteFiles are the files Write writes.
 var WriteFiles = []string{model.ConfigFile, model.TreeFile, model.WeightsFile, TopicsFile, TopicsTextFile, EmbeddingsFile, ThetaFile, MetricsFile}

@@ -475,6 +475,9 @@ var ErrNoCheckpoint = errors.New("no complete checkpoint")
 // (Log, Progress, Checkpoint, StopAfter, Corpus), which come from opt.
 func Resume(dir string, g *corpus.Graph, s *corpus.Split, opt Options) (*Trainer, error) {
 	gens, tmps, legacy, err := listCheckpoint(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("resume: %s does not exist: no run wrote a checkpoint there (%w)", dir, ErrNoCheckpoint)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("resume: %w (%w)", err, ErrNoCheckpoint)
 	}

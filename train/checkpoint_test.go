@@ -204,7 +204,7 @@ func TestResumeWithoutCheckpoint(t *testing.T) {
 		setup func(dir string) error
 		want  string
 	}{
-		{"missing directory", func(dir string) error { return os.Remove(dir) }, "no such file"},
+		{"missing directory", func(dir string) error { return os.Remove(dir) }, "does not exist: no run wrote a checkpoint there"},
 		{"empty directory", func(string) error { return nil }, "holds no checkpoint: one is written after every epoch"},
 		{"only an interrupted write", func(dir string) error { return os.Mkdir(filepath.Join(dir, ".000001.tmp-42"), 0o755) },
 			"the run stopped while writing its first checkpoint (.000001.tmp-42 is incomplete and never used)"},
