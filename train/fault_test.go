@@ -7,11 +7,9 @@
 package train
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strconv"
@@ -23,6 +21,7 @@ import (
 
 	"github.com/gtformer/gtformer/corpus"
 	"github.com/gtformer/gtformer/internal/faultpoint"
+	"github.com/gtformer/gtformer/internal/faultpoint/faulttest"
 	"github.com/gtformer/gtformer/model"
 )
 
@@ -145,27 +144,15 @@ func faultChild() int {
 	return 0
 }
 
-// runChild runs the fault child and returns its exit code, or -1 when it
-// was killed by SIGKILL.
+// runChild runs the fault child and returns its exit code
+// (faulttest.Killed when SIGKILL ended it).
 func runChild(t *testing.T, env ...string) (code int, stderr string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), env...)
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return 0, errb.String()
-	case errors.As(err, &ee):
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
-			return -1, errb.String()
-		}
-		return ee.ExitCode(), errb.String()
+	code, stderr, err := faulttest.RunChild([]string{"-test.run=^$"}, env)
+	if err != nil {
+		t.Fatalf("running the fault child: %v", err)
 	}
-	t.Fatalf("running the fault child: %v", err)
-	return 0, ""
+	return code, stderr
 }
 
 // outcome is what a run ends with: the final (kept) parameters bit by bit,
@@ -353,7 +340,7 @@ func TestFaultKillAtEachCheckpointWrite(t *testing.T) {
 					env = append(env, childStepEnv+"="+strconv.FormatInt(kind.step, 10))
 				}
 				code, stderr := runChild(t, env...)
-				if code != -1 {
+				if code != faulttest.Killed {
 					t.Fatalf("the child was not killed at point %d (exit %d):\n%s", i+1, code, stderr)
 				}
 				fs.finish(t, dir)
@@ -389,7 +376,7 @@ func TestFaultKillFirstCheckpoint(t *testing.T) {
 		t.Run(fmt.Sprintf("point %02d", i), func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "ckpt")
 			code, stderr := runChild(t, childEnv+"=kill", childFresh+"=1", childDirEnv+"="+dir, childPointEnv+"="+strconv.Itoa(i))
-			if code != -1 {
+			if code != faulttest.Killed {
 				t.Fatalf("the child was not killed at point %d (exit %d):\n%s", i, code, stderr)
 			}
 			tr, err := Resume(dir, fs.g, fs.s, fs.opt)

@@ -8,11 +8,8 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -21,6 +18,7 @@ import (
 	"time"
 
 	"github.com/gtformer/gtformer/internal/faultpoint"
+	"github.com/gtformer/gtformer/internal/faultpoint/faulttest"
 )
 
 // Environment of a child: the test binary run as gtformer, with a fault at
@@ -67,27 +65,15 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// runGtformer runs gtformer as a child process with a fault; code is -1
-// when SIGKILL ended it.
+// runGtformer runs gtformer as a child process with a fault; code is
+// faulttest.Killed when SIGKILL ended it.
 func runGtformer(t *testing.T, fault, verb, dir string, nth int, args ...string) (code int, stderr string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), cmdChildEnv+"="+fault, cmdVerbEnv+"="+verb, cmdDirEnv+"="+dir, cmdNthEnv+"="+strconv.Itoa(nth))
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return 0, errb.String()
-	case errors.As(err, &ee):
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
-			return -1, errb.String()
-		}
-		return ee.ExitCode(), errb.String()
+	code, stderr, err := faulttest.RunChild(args, []string{cmdChildEnv + "=" + fault, cmdVerbEnv + "=" + verb, cmdDirEnv + "=" + dir, cmdNthEnv + "=" + strconv.Itoa(nth)})
+	if err != nil {
+		t.Fatalf("running gtformer: %v", err)
 	}
-	t.Fatalf("running gtformer: %v", err)
-	return 0, ""
+	return code, stderr
 }
 
 // scores is metrics.json without its wall-clock fields.
@@ -128,7 +114,7 @@ func TestFaultTrainCommand(t *testing.T) {
 	}{
 		{"SIGINT", "commit", 3, 130},     // the first checkpoint's weights.safetensors
 		{"SIGTERM", "committed", 1, 143}, // its config.json, in place
-		{"kill", "checkpoint rename", 2, -1},
+		{"kill", "checkpoint rename", 2, faulttest.Killed},
 	} {
 		t.Run(tc.fault, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
