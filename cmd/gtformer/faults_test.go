@@ -431,8 +431,8 @@ func TestNonFiniteModelRefused(t *testing.T) {
 	}
 }
 
-// TestTopicsWithoutWeights: topics prints the tree from topics.json and
-// tree.json alone (it used to load the weights).
+// TestTopicsWithoutWeights: topics prints the tree from topics.json alone
+// (it used to load the weights).
 func TestTopicsWithoutWeights(t *testing.T) {
 	_, trained := trainedJSONL(t)
 	dir := filepath.Join(t.TempDir(), "model")
