@@ -91,3 +91,58 @@ func TestWriteMetricsUndefined(t *testing.T) {
 }
 
 func reflectValue(v any) reflect.Value { return reflect.ValueOf(v) }
+
+// TestWriteJSONUndefined: any result (valid.json's, not only Metrics) with
+// a NaN or infinity is written with null there, and UndefinedNotes names
+// each by its JSON path; a finite result has no notes. encoding/json alone
+// refuses such a value (the write used to fail).
+func TestWriteJSONUndefined(t *testing.T) {
+	type report struct {
+		Topics evaluate.Topics `json:"topics"`
+		Valid  *evaluate.Test  `json:"valid,omitempty"`
+		Notes  []string        `json:"notes,omitempty"`
+	}
+	for _, tc := range []struct {
+		name  string
+		rep   report
+		paths []string
+	}{
+		{"finite", report{Topics: evaluate.Topics{NPMI: 0.5}}, nil},
+		{"NaN NPMI and infinite AUC", report{Topics: evaluate.Topics{NPMI: math.NaN()}, Valid: &evaluate.Test{LinkAUC: ptr(math.Inf(1))}},
+			[]string{"topics.npmi", "valid.link_auc"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := json.Marshal(tc.rep); (err != nil) != (tc.paths != nil) {
+				t.Fatalf("encoding/json: %v", err)
+			}
+			notes, err := UndefinedNotes(tc.rep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(notes) != len(tc.paths) {
+				t.Fatalf("notes %q, want one for each of %v", notes, tc.paths)
+			}
+			for i, p := range tc.paths {
+				if !strings.HasPrefix(notes[i], p+" ") {
+					t.Errorf("note %q does not name %s", notes[i], p)
+				}
+			}
+			tc.rep.Notes = notes
+			path := filepath.Join(t.TempDir(), "valid.json")
+			if err := WriteJSON(path, tc.rep); err != nil {
+				t.Fatal(err)
+			}
+			raw, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var back map[string]any
+			if err := json.Unmarshal(raw, &back); err != nil {
+				t.Fatalf("%s is not JSON: %v", raw, err)
+			}
+			if tc.paths != nil && back["topics"].(map[string]any)["npmi"] != nil {
+				t.Errorf("npmi written as %v, want null", back["topics"].(map[string]any)["npmi"])
+			}
+		})
+	}
+}

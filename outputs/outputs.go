@@ -265,15 +265,33 @@ func Write(dir string, m *model.Model, seed uint64, g *corpus.Graph, in *model.I
 // that is NaN or infinite is written as null, and met.Notes gets a line
 // naming it: an undefined metric never makes the write fail.
 func WriteMetrics(path string, met Metrics) error {
-	_, undefined, err := encodeFinite(met)
+	notes, err := UndefinedNotes(met)
 	if err != nil {
 		return fmt.Errorf("%s: %w", filepath.Base(path), err)
 	}
-	for _, u := range undefined {
-		met.Notes = append(met.Notes, fmt.Sprintf("%s is undefined for this corpus and model (not a finite number): written as null", u))
-	}
+	met.Notes = append(met.Notes, notes...)
 	return writeJSON(path, met)
 }
+
+// UndefinedNotes returns a note for each NaN or infinite number in v (a
+// result that WriteJSON writes as null), naming it by its JSON path, for
+// the result's own notes.
+func UndefinedNotes(v any) ([]string, error) {
+	_, undefined, err := encodeFinite(v)
+	if err != nil {
+		return nil, err
+	}
+	var notes []string
+	for _, u := range undefined {
+		notes = append(notes, fmt.Sprintf("%s is undefined for this corpus and model (not a finite number): written as null", u))
+	}
+	return notes, nil
+}
+
+// WriteJSON writes v as indented JSON atomically, a NaN or infinite number
+// as null (see UndefinedNotes), so that an undefined metric never makes
+// the write fail.
+func WriteJSON(path string, v any) error { return writeJSON(path, v) }
 
 // Files a training run writes into its output directory, besides its
 // checkpoint: the model (model.ConfigFile, TreeFile, WeightsFile), then

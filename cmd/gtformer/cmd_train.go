@@ -377,6 +377,9 @@ type ValidReport struct {
 	History      []train.EpochLog `json:"history"`
 	Config       model.Config     `json:"config"`
 	Options      train.Options    `json:"options"`
+	// Notes name the metrics that are undefined for this corpus and
+	// model, written as null.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // writeValidOnly writes valid.json and topics.txt of a --valid-only run: the
@@ -388,7 +391,12 @@ func writeValidOnly(dir string, stdout io.Writer, tr *train.Trainer, g *corpus.G
 		History: tr.History, Config: tr.Model.Cfg, Options: tr.Opt}
 	rep.KeptEpoch, rep.Valid = tr.Kept()
 	rep.Topics = evaluate.TopicQuality(tr.Model, g, tr.H, emb, tr.In.Len)
-	if err := atomicfile.WriteJSON(filepath.Join(dir, outputs.ValidFile), rep); err != nil {
+	notes, err := outputs.UndefinedNotes(rep)
+	if err != nil {
+		return fmt.Errorf("%s: %w", outputs.ValidFile, err)
+	}
+	rep.Notes = notes
+	if err := outputs.WriteJSON(filepath.Join(dir, outputs.ValidFile), rep); err != nil {
 		return err
 	}
 	theta := make([]float32, 0, len(tr.H.Train)*emb.Topics)
@@ -398,7 +406,7 @@ func writeValidOnly(dir string, stdout io.Writer, tr *train.Trainer, g *corpus.G
 		lens = append(lens, tr.In.Len[d])
 	}
 	topics := outputs.Topics(tr.Model, g, theta, lens)
-	if err := atomicfile.WriteFile(filepath.Join(dir, "topics.txt"), func(w io.Writer) error {
+	if err := atomicfile.WriteFile(filepath.Join(dir, outputs.TopicsTextFile), func(w io.Writer) error {
 		return outputs.WriteTopicsText(w, topics, outputs.TextOptions{})
 	}); err != nil {
 		return err

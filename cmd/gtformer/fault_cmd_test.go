@@ -89,6 +89,7 @@ func scores(t *testing.T, dir string) string {
 	}
 	delete(m, "train_seconds")
 	delete(m, "docs_per_sec")
+	delete(m, "phases")
 	b, _ := json.Marshal(m)
 	return string(b)
 }
@@ -137,6 +138,80 @@ func TestFaultTrainCommand(t *testing.T) {
 			}
 			if got := scores(t, out); got != want {
 				t.Errorf("after the fault and resuming:\n%s\nuninterrupted:\n%s", got, want)
+			}
+		})
+	}
+}
+
+// validScores is valid.json without its wall-clock fields (the run's and
+// each epoch's seconds and documents per second).
+func validScores(t *testing.T, dir string) string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(dir, "valid.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	delete(m, "train_seconds")
+	hist, _ := m["history"].([]any)
+	if len(hist) == 0 {
+		t.Fatalf("valid.json has no history: %s", raw)
+	}
+	for _, e := range hist {
+		delete(e.(map[string]any), "seconds")
+		delete(e.(map[string]any), "docs_per_sec")
+	}
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+// TestFaultTrainValidOnly: a `gtformer train --valid-only` run interrupted
+// (SIGINT while its first checkpoint is written) or killed (kill -9 while
+// its second is switched in) and continued ends with the uninterrupted
+// run's valid.json, and writes nothing else (no test-split outputs).
+func TestFaultTrainValidOnly(t *testing.T) {
+	flags := []string{"--valid-only", "--epochs", "2", "--width", "8", "--heads", "2", "--layers", "2", "--mlp", "16", "--max-len", "16", "--topic-warmup", "20", "--seed", "5", "--quiet"}
+	whole := filepath.Join(t.TempDir(), "whole")
+	if code, _, errs := runCmd(append([]string{"train", "--out", whole}, flags...)...); code != 0 {
+		t.Fatalf("uninterrupted run: exit %d: %s", code, errs)
+	}
+	want := validScores(t, whole)
+	for _, tc := range []struct {
+		fault, match string
+		nth, code    int
+	}{
+		{"SIGINT", "commit", 3, 130},
+		{"kill", "checkpoint rename", 2, faulttest.Killed},
+	} {
+		t.Run(tc.fault, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			args := append([]string{"train", "--out", out}, flags...)
+			code, stderr := runGtformer(t, tc.fault, tc.match, filepath.Join(out, "checkpoint")+"/", tc.nth, args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d:\n%s", code, tc.code, stderr)
+			}
+			again := append(args, "--resume")
+			if tc.code > 0 {
+				lines := strings.Split(strings.TrimSpace(stderr), "\n")
+				last := lines[len(lines)-1]
+				if !strings.HasPrefix(last, "to continue: gtformer train ") || !strings.Contains(last, "--valid-only") {
+					t.Fatalf("the message does not give the command that continues the --valid-only run:\n%s", stderr)
+				}
+				again = strings.Fields(strings.TrimPrefix(last, "to continue: gtformer "))
+			}
+			if code, _, errs := runCmd(again...); code != 0 {
+				t.Fatalf("%v: exit %d: %s", again, code, errs)
+			}
+			if got := validScores(t, out); got != want {
+				t.Errorf("after the fault and resuming:\n%s\nuninterrupted:\n%s", got, want)
+			}
+			for _, name := range []string{"metrics.json", "doc_embeddings.npy", "map.png"} {
+				if _, err := os.Stat(filepath.Join(out, name)); err == nil {
+					t.Errorf("a --valid-only run wrote %s", name)
+				}
 			}
 		})
 	}

@@ -214,6 +214,13 @@ func TestResumeChecksSettings(t *testing.T) {
 		{"another corpus", []string{"--resume", "--data", other}, []string{"not the corpus the model was trained on", "documents: 1500 documents, here 300", "--data"}},
 		{"another split", []string{"--resume", "--split", "random"}, []string{"split: as many training/validation/test documents", "--split paper, here random"}},
 		{"fewer epochs than done", []string{"--resume", "--epochs", "0"}, []string{"epochs 0 must be positive"}},
+		// The flags added with hop features, selection and scale are
+		// checked as every other (the checked set is modelFlags', so a new
+		// flag is covered when it is registered there).
+		{"hop features", []string{"--resume", "--feature-hops", "0", "--mask-targets=false"}, []string{"--feature-hops 0 (the checkpoint's run has 3)", "--mask-targets false (the checkpoint's run has true)"}},
+		{"selection", []string{"--resume", "--select", "best"}, []string{"--select best (the checkpoint's run has last)"}},
+		{"steps and sample", []string{"--resume", "--steps-per-epoch", "5", "--sample-docs", "100"}, []string{"--steps-per-epoch 5 (the checkpoint's run has 0)", "--sample-docs 100 (the checkpoint's run has 4000)"}},
+		{"tree growth and priors", []string{"--resume", "--prune-by", "subtree", "--lambda-level", "0", "--lambda-div", "0.5"}, []string{"--prune-by subtree (the checkpoint's run has path)", "--lambda-level 0 (the checkpoint's run has 1)", "--lambda-div 0.5 (the checkpoint's run has 0)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, errs := runCmd(args(tc.extra...)...)
