@@ -400,6 +400,24 @@ func TestOutputsNeverClobber(t *testing.T) {
 			t.Errorf("%s was replaced", tc.out)
 		}
 	}
+	// report reads an existing file before replacing it (only a report
+	// is replaced): a named pipe must be refused before it is opened (it
+	// used to block), a directory refused as well.
+	for _, tc := range []struct {
+		out, want string
+		mode      os.FileMode
+	}{
+		{fifo, "is a named pipe: not replaced", os.ModeNamedPipe},
+		{sub, "is a directory: not replaced", os.ModeDir},
+	} {
+		code, _, errs := runCmd("report", "--model", dir, "--out", tc.out)
+		if code != 1 || !strings.Contains(errs, tc.out) || !strings.Contains(errs, tc.want) {
+			t.Errorf("report --out %s: exit %d, %q", tc.out, code, errs)
+		}
+		if fi, err := os.Lstat(tc.out); err != nil || fi.Mode().Type() != tc.mode {
+			t.Errorf("%s was replaced", tc.out)
+		}
+	}
 	if code, _, errs := runCmd("embed", "--model", dir, "--out", link); code != 0 {
 		t.Fatalf("embed --out a symbolic link: exit %d: %s", code, errs)
 	}

@@ -62,6 +62,16 @@ func Create(path string) (*File, error) {
 	return &File{path: path, target: target, tmp: tmp, w: bufio.NewWriterSize(tmp, bufSize)}, nil
 }
 
+// Check reports whether path may be written: nil when it is absent, a
+// regular file, or a symbolic link leading to one of those; otherwise a
+// *NotRegularError (or the error met following it). A caller that reads
+// the destination before replacing it checks it first: opening a named
+// pipe for reading blocks.
+func Check(path string) error {
+	_, err := resolve(path)
+	return err
+}
+
 // maxLinks bounds the symbolic links followed (Linux's own limit).
 const maxLinks = 40
 
