@@ -89,6 +89,9 @@ func parseJSONL(r io.Reader, file string, topt TokenizerOptions) (*Graph, error)
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
+		if err := checkUTF8(line); err != nil {
+			return nil, &ParseError{File: file, Line: lr.line, Err: err}
+		}
 		var d jsonDoc
 		if err := json.Unmarshal(line, &d); err != nil {
 			return nil, parseErrorf(file, lr.line, "invalid JSON: %v", err)

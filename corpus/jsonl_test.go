@@ -91,6 +91,9 @@ func TestParseJSONLErrors(t *testing.T) {
 		{"mixed labels", `{"id": "a", "text": "xx", "label": "l"}` + "\n" + `{"id": "b", "text": "yy"}`,
 			`in.jsonl:2: documents on lines 1 and 2 differ in having a "label": label every document or none`},
 		{"empty", "\n \n", "in.jsonl: empty corpus: no documents"},
+		{"invalid UTF-8 in the text", `{"id": "a", "text": "xx yy"}` + "\n" + `{"id": "b", "text": "caf` + "\xe9" + ` au lait"}`,
+			"in.jsonl:2: not valid UTF-8 (byte 25 of the line is 0xe9): save the file as UTF-8"},
+		{"invalid UTF-8 in an id", "{\"id\": \"\xff\", \"text\": \"xx\"}", "in.jsonl:1: not valid UTF-8 (byte 9 of the line is 0xff): save the file as UTF-8"},
 		{"no words", `{"id": "a", "text": "a the of"}`, "in.jsonl: empty corpus: no word survives the tokenizer's limits (0 distinct words before limits; min-df 0, max-df 0, max-vocab 0)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -103,6 +106,20 @@ func TestParseJSONLErrors(t *testing.T) {
 				t.Fatalf("%T is not a *ParseError", err)
 			}
 		})
+	}
+}
+
+// TestParseJSONLByteOrderMark: a UTF-8 byte order mark at the start of the
+// file (Windows editors write one) is not part of the first line; it used
+// to fail with "invalid character 'ï'".
+func TestParseJSONLByteOrderMark(t *testing.T) {
+	in := "\xef\xbb\xbf" + `{"id": "a", "text": "xx yy", "links": ["b"]}` + "\r\n" + `{"id": "b", "text": "yy zz"}` + "\r\n"
+	g, err := parseJSONL(strings.NewReader(in), "in.jsonl", TokenizerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(g.DocIDs, []string{"a", "b"}) || len(g.Links) != 1 {
+		t.Errorf("ids %q, links %v", g.DocIDs, g.Links)
 	}
 }
 

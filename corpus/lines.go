@@ -4,14 +4,17 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"unicode/utf8"
 )
 
 // lineReader yields the lines of a text file without a length limit and
 // without allocating per line: bufio.Scanner would stop at 64 KiB, and a
 // document line of a large corpus can be longer. Lines end in "\n" or
 // "\r\n"; a final line without a newline counts; the empty "line" after a
-// final newline does not.
+// final newline does not. A UTF-8 byte order mark at the start of the file
+// (which some Windows editors write) is not part of the first line.
 type lineReader struct {
 	r    *bufio.Reader
 	long []byte // accumulates a line longer than the bufio buffer
@@ -41,10 +44,16 @@ func (lr *lineReader) next() ([]byte, error) {
 		return nil, io.EOF
 	}
 	lr.line++
+	if lr.line == 1 {
+		b = bytes.TrimPrefix(b, byteOrderMark)
+	}
 	b = bytes.TrimSuffix(b, []byte{'\n'})
 	b = bytes.TrimSuffix(b, []byte{'\r'})
 	return b, nil
 }
+
+// byteOrderMark is U+FEFF in UTF-8.
+var byteOrderMark = []byte{0xEF, 0xBB, 0xBF}
 
 // isSpace reports the field separators of the numeric files: space and tab
 // (a stray '\r' inside a line is reported as part of a bad token).
@@ -111,11 +120,26 @@ func quote(tok []byte) string {
 }
 
 // eachLine calls fn for every line of r with its 1-based number, stopping at
-// the first error: the loop every parser of the folder format shares. A read
-// error is reported at the line being read; an error from fn that is not
-// already a *ParseError is reported at fn's line.
+// the first error: the loop every parser of the folder format shares. Blank
+// lines (empty, or spaces and tabs only) at the end of the file are not
+// lines: an editor's trailing newline must not become an empty document, a
+// missing label or an empty word; blank lines before a non-blank one are
+// passed on as they are. A read error is reported at the line being read;
+// an error from fn that is not already a *ParseError is reported at fn's
+// line.
 func eachLine(r io.Reader, file string, fn func(line []byte, n int) error) error {
 	lr := newLineReader(r)
+	call := func(line []byte, n int) error {
+		if err := fn(line, n); err != nil {
+			var pe *ParseError
+			if errors.As(err, &pe) {
+				return err
+			}
+			return &ParseError{File: file, Line: n, Err: err}
+		}
+		return nil
+	}
+	held := 0 // blank lines not passed on yet: they count only if a non-blank line follows
 	for {
 		line, err := lr.next()
 		if err == io.EOF {
@@ -124,12 +148,42 @@ func eachLine(r io.Reader, file string, fn func(line []byte, n int) error) error
 		if err != nil {
 			return &ParseError{File: file, Line: lr.line + 1, Err: err}
 		}
-		if err := fn(line, lr.line); err != nil {
-			var pe *ParseError
-			if errors.As(err, &pe) {
+		if isBlank(line) {
+			held++
+			continue
+		}
+		for k := held; k > 0; k-- {
+			if err := call(nil, lr.line-k); err != nil {
 				return err
 			}
-			return &ParseError{File: file, Line: lr.line, Err: err}
+		}
+		held = 0
+		if err := call(line, lr.line); err != nil {
+			return err
 		}
 	}
+}
+
+// isBlank reports whether a line holds nothing but spaces and tabs.
+func isBlank(line []byte) bool {
+	for _, c := range line {
+		if !isSpace(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// checkUTF8 reports the first byte of line that is not valid UTF-8. JSON
+// decoding would replace such bytes by U+FFFD without a word, and words
+// would silently change.
+func checkUTF8(line []byte) error {
+	for i := 0; i < len(line); {
+		r, size := utf8.DecodeRune(line[i:])
+		if r == utf8.RuneError && size == 1 {
+			return fmt.Errorf("not valid UTF-8 (byte %d of the line is 0x%02x): save the file as UTF-8", i+1, line[i])
+		}
+		i += size
+	}
+	return nil
 }

@@ -27,10 +27,14 @@ type NewDocs struct {
 }
 
 // ReadNewDocs reads JSON Lines of new documents, {"id": ..., "text": ...,
-// "links": [...]}, against the known corpus g. A link names a known document
-// by its id (DocIDs for a JSON Lines corpus; the 0-based line number of
-// contents.txt, as a string or number, for a folder corpus) or another new
-// document by its id. Errors name the file and line.
+// "links": [...]}, against the known corpus g; a "label", as the corpus
+// format has, is accepted and not used. A link names a known document by
+// its id (DocIDs for a JSON Lines corpus; for a folder corpus its 0-based
+// document id, the line of contents.txt counted from 0, as a string or a
+// number) or another new document by its id. A new document's id must not
+// be a known document's id (for a folder corpus: must not read as a number
+// from 0 to NumDocs()-1), so that every link names one document. Errors
+// name the file and line.
 func ReadNewDocs(path string, g *Graph) (*NewDocs, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -55,10 +59,14 @@ func readNewDocs(name string, r io.Reader, g *Graph) (*NewDocs, error) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
+		if err := checkUTF8(line); err != nil {
+			return nil, &ParseError{File: name, Line: lr.line, Err: err}
+		}
 		var rec struct {
 			ID    json.RawMessage   `json:"id"`
 			Text  *string           `json:"text"`
 			Links []json.RawMessage `json:"links"`
+			Label json.RawMessage   `json:"label"` // the corpus format's; not used
 		}
 		dec := json.NewDecoder(bytes.NewReader(line))
 		dec.DisallowUnknownFields()
@@ -143,6 +151,12 @@ func (g *Graph) ResolveNewDocs(docs []NewDoc, dropUnknown bool) (*NewDocs, error
 		}
 		if _, dup := newID[d.ID]; dup {
 			return nil, &NewDocError{i, fmt.Errorf("duplicate id %q", d.ID)}
+		}
+		if _, ok := known[d.ID]; ok {
+			return nil, &NewDocError{i, fmt.Errorf("id %q is already a document of the corpus: a new document needs an id of its own", d.ID)}
+		}
+		if k, err := strconv.Atoi(d.ID); err == nil && g.DocIDs == nil && k >= 0 && k < g.NumDocs() {
+			return nil, &NewDocError{i, fmt.Errorf("id %q reads as document %d of the corpus (a folder corpus's documents are named by their 0-based ids): a new document needs an id of its own", d.ID, k)}
 		}
 		newID[d.ID] = int32(g.NumDocs() + i)
 		var toks []int32

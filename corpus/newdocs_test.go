@@ -58,6 +58,10 @@ func TestReadNewDocsErrors(t *testing.T) {
 		{`not json`, `new.jsonl:1: invalid JSON`},
 		{``, `new.jsonl: no documents`},
 		{`{"id": "a", "text": "x", "links": ["2"]}`, `link names document "2"`},
+		{`{"id": "1", "text": "x"}`, `new.jsonl:1: id "1" reads as document 1 of the corpus`},
+		{`{"id": 0, "text": "x"}`, `new.jsonl:1: id "0" reads as document 0 of the corpus`},
+		{`{"id": "a", "text": "x", "lnks": []}`, `new.jsonl:1: invalid JSON: json: unknown field "lnks"`},
+		{"{\"id\": \"a\", \"text\": \"caf\xe9\"}", `new.jsonl:1: not valid UTF-8 (byte 25 of the line is 0xe9)`},
 	}
 	for _, c := range cases {
 		_, err := readNewDocs("new.jsonl", strings.NewReader(c.in), tinyKnown())
@@ -68,6 +72,26 @@ func TestReadNewDocsErrors(t *testing.T) {
 		if err != nil && strings.Contains(c.want, ":1:") && !errors.As(err, &pe) {
 			t.Errorf("%q: %T is not a ParseError", c.in, err)
 		}
+	}
+}
+
+// TestReadNewDocsCorpusFields: a line in the corpus's own JSON Lines
+// format, with a "label", is a new document (the label is not used); a new
+// id that is a corpus document's id is refused (it used to take over that
+// document's links silently).
+func TestReadNewDocsCorpusFields(t *testing.T) {
+	known := tinyKnown()
+	known.DocIDs = []string{"d1", "d2"}
+	nd, err := readNewDocs("new.jsonl", strings.NewReader(`{"id": "n1", "text": "graph topic", "links": ["d2"], "label": "physics"}`+"\n"), known)
+	if err != nil {
+		t.Fatalf("a labelled new document: %v", err)
+	}
+	if len(nd.IDs) != 1 || len(nd.Links) != 1 || nd.Links[0] != [2]int32{2, 1} {
+		t.Errorf("ids %v links %v", nd.IDs, nd.Links)
+	}
+	_, err = readNewDocs("new.jsonl", strings.NewReader(`{"id": "x", "text": "graph"}`+"\n"+`{"id": "d1", "text": "tree", "links": ["x"]}`), known)
+	if want := `new.jsonl:2: id "d1" is already a document of the corpus`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("new id equal to a corpus id: %v, want %q", err, want)
 	}
 }
 

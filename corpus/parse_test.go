@@ -42,7 +42,9 @@ func TestParseErrors(t *testing.T) {
 		{"contents huge", contents(3), "99999999999999999999999\n", "contents.txt:1: word id 99999999999999999999999 outside the vocabulary (ids 0 to 2)"},
 		{"contents stray CR", contents(3), "0 1\r2\n", `contents.txt:1: token "1\r2" is not an integer word id`},
 		{"contents empty file", contents(3), "", "contents.txt: empty corpus: no documents"},
-		{"contents no words", contents(3), "\n\n", "contents.txt: empty corpus: 2 documents but no words"},
+		{"contents no words", contents(3), "\n \n1 x", `contents.txt:3: token "x" is not an integer word id`},
+		{"contents only blank lines", contents(3), "\n\n", "contents.txt: empty corpus: no documents"},
+		{"contents empty documents, no words", contents(3), "\n\n0\n", ""},
 		{"links ok", links(3), "0 1\r\n\n2 2\n1\t0", ""},
 		{"links missing document", links(3), "0 1\n1 3\n", "links.txt:2: link names document 3, which does not exist (contents.txt has documents 0 to 2)"},
 		{"links not an integer", links(3), "0 1.5\n", `links.txt:1: token "1.5" is not an integer document id`},
@@ -54,14 +56,19 @@ func TestParseErrors(t *testing.T) {
 		{"voc invalid UTF-8", voc, "a\n\xff\n", `voc.txt:2: word "\xff" is not valid UTF-8`},
 		{"voc control character", voc, "a\nb\tc\n", `voc.txt:2: word "b\tc" contains a control character`},
 		{"voc empty", voc, "", "voc.txt: empty vocabulary"},
+		{"voc trailing blank line", voc, "a\nb\n\n", ""},
+		{"voc only blank lines", voc, "\n\t\n", "voc.txt: empty vocabulary"},
 		{"labels ok", labels(2), "1\r\n0", ""},
 		{"labels too few", labels(3), "1\n0\n", "labels.txt: 2 labels for 3 documents (one label per line of contents.txt)"},
 		{"labels too many", labels(1), "1\n0\n", "labels.txt:2: more labels than documents (contents.txt has 1 documents)"},
 		{"labels not an integer", labels(2), "1\nb\n", `labels.txt:2: label "b" is not an integer`},
 		{"labels negative", labels(1), "-2\n", "labels.txt:1: label -2 out of range (labels are 0, 1, 2, ...)"},
-		{"labels blank", labels(2), "1\n\n", "labels.txt:2: empty line: expected the label of document 1"},
+		{"labels blank", labels(3), "1\n\n0\n", "labels.txt:2: empty line: expected the label of document 1"},
+		{"labels trailing blank lines", labels(2), "1\n0\n\n \r\n", ""},
+		{"labels byte order mark", labels(2), "\xef\xbb\xbf1\n0\n", ""},
 		{"names ok", names, "economy, business, and finance\r\nsports", ""},
-		{"names empty", names, "a\n \n", "label_names.txt:2: empty name for label 1"},
+		{"names empty", names, "a\n \nb", "label_names.txt:2: empty name for label 1"},
+		{"names trailing blank line", names, "a\nb\n\n", ""},
 		{"names stray CR", names, "0\r0", `label_names.txt:1: label name "0\r0" contains a control character`},
 		{"names none", names, "", "label_names.txt: no label names"},
 		{"emb ok", emb(2, 3), "1 2 3\n-1e-3 0\t5\n", ""},
@@ -205,4 +212,37 @@ func TestLoadFolderFileProblems(t *testing.T) {
 			t.Fatalf("Load on a .txt file: %v", err)
 		}
 	})
+}
+
+// TestTrailingBlankLinesAndByteOrderMark: blank lines at the end of a
+// folder's files are not documents, words or labels (a trailing blank line
+// in contents.txt used to become an empty document that labels.txt was then
+// blamed for), and a UTF-8 byte order mark at the start of a file is not
+// part of its first word or id. The words of voc.txt keep their ids.
+func TestTrailingBlankLinesAndByteOrderMark(t *testing.T) {
+	src := filepath.Join("testdata", "tiny")
+	want, err := LoadFolder(src, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, name := range []string{ContentsFile, LinksFile, VocabFile, LabelsFile, LabelNamesFile} {
+		b, err := os.ReadFile(filepath.Join(src, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = append(append([]byte("\xef\xbb\xbf"), b...), "\n\n  \r\n"...)
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := LoadFolder(dir, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.NumDocs() != want.NumDocs() || !slices.Equal(got.Vocab, want.Vocab) || !slices.Equal(got.Labels, want.Labels) ||
+		!slices.Equal(got.LabelNames, want.LabelNames) || !slices.Equal(got.Links, want.Links) || !slices.Equal(got.Tokens, want.Tokens) {
+		t.Errorf("with a byte order mark and trailing blank lines: %d documents, vocabulary %q, labels %v; want %d, %q, %v",
+			got.NumDocs(), got.Vocab, got.Labels, want.NumDocs(), want.Vocab, want.Labels)
+	}
 }

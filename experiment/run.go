@@ -434,9 +434,9 @@ func (p *Plan) runOne(dataset string, g *corpus.Graph, s *corpus.Split, v Varian
 	opt.Checkpoint = filepath.Join(dir, "checkpoint")
 
 	var tr *train.Trainer
-	// trainer.json is the last file of a checkpoint: without it the
-	// checkpoint is incomplete and the run starts afresh.
-	if _, err := os.Stat(filepath.Join(opt.Checkpoint, "trainer.json")); err == nil {
+	// A checkpoint is complete or absent (train writes each as one unit):
+	// without one the run starts afresh.
+	if train.HasCheckpoint(opt.Checkpoint) {
 		tr, err = train.Resume(opt.Checkpoint, g, s, opt)
 		if err != nil {
 			return nil, 0, err

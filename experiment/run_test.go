@@ -99,10 +99,13 @@ func TestPlanRunSkipResume(t *testing.T) {
 	for _, v := range []string{"default", "tree-fixed"} {
 		for _, seed := range []uint64{1, 2} {
 			dir := RunDir(out, "builtin", v, false, seed)
-			for _, f := range []string{MetricsFile, RunFile, TrainLogFile, "topics.json", "topics.txt", "doc_embeddings.npy", "doc_topics.npy", "weights.safetensors", "checkpoint/trainer.json"} {
+			for _, f := range []string{MetricsFile, RunFile, TrainLogFile, "topics.json", "topics.txt", "doc_embeddings.npy", "doc_topics.npy", "weights.safetensors"} {
 				if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 					t.Error(err)
 				}
+			}
+			if !train.HasCheckpoint(filepath.Join(dir, "checkpoint")) {
+				t.Errorf("%s: no checkpoint", dir)
 			}
 			met, err := readMetrics(filepath.Join(dir, MetricsFile))
 			if err != nil {

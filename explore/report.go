@@ -73,6 +73,11 @@ func (ix *Index) WriteReport(path string, opt ReportOptions) error {
 
 // checkReplaceable refuses to replace a file that is not a gtformer report.
 func checkReplaceable(path string) error {
+	// A named pipe, a device or a directory is never ours to replace, and
+	// opening a pipe to read it would block.
+	if err := atomicfile.Check(path); err != nil {
+		return err
+	}
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil

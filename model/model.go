@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/gtformer/gtformer/corpus"
 	"github.com/gtformer/gtformer/features"
 	"github.com/gtformer/gtformer/lorentz"
 	"github.com/gtformer/gtformer/nn"
@@ -61,6 +62,11 @@ type Model struct {
 	// seconds draw nothing.
 	Progress io.Writer
 
+	// Corpus is the fingerprint of the corpus the model was trained on,
+	// saved in config.json (train.New sets it); nil for a model never
+	// trained or saved before fingerprints.
+	Corpus *corpus.Fingerprint
+
 	dropSrc *rand.PCG  // reseeded per epoch (SeedDropout) so resumed runs match
 	rng     *rand.Rand // dropout masks, drawn from dropSrc
 }
@@ -69,6 +75,19 @@ type Model struct {
 // start of every epoch with (seed, epoch), so an epoch's masks do not depend
 // on what ran before it.
 func (m *Model) SeedDropout(seed, epoch uint64) { m.dropSrc.Seed(seed^0x64726f70, epoch) }
+
+// DropoutState returns the dropout masks' source position, and
+// SetDropoutState puts one back: a checkpoint written inside an epoch
+// continues the epoch's masks where they were.
+func (m *Model) DropoutState() ([]byte, error) { return m.dropSrc.MarshalBinary() }
+
+// SetDropoutState restores a position returned by DropoutState.
+func (m *Model) SetDropoutState(b []byte) error {
+	if err := m.dropSrc.UnmarshalBinary(b); err != nil {
+		return fmt.Errorf("dropout state: %w", err)
+	}
+	return nil
+}
 
 // New builds a model with freshly initialised parameters. cfg.Vocab (and
 // cfg.NumLabels for supervised training) must be set.

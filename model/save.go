@@ -5,9 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 
+	"github.com/gtformer/gtformer/corpus"
 	"github.com/gtformer/gtformer/features"
 	"github.com/gtformer/gtformer/internal/atomicfile"
 	"github.com/gtformer/gtformer/safetensors"
@@ -22,11 +26,14 @@ const (
 	WeightsFile = "weights.safetensors"
 )
 
-// savedConfig is config.json: the architecture and the seed that built it.
-type savedConfig struct {
-	Format string `json:"format"` // "gtformer-model/1"
-	Seed   uint64 `json:"seed"`
-	Config Config `json:"model"`
+// SavedConfig is config.json: the architecture, the seed that built it,
+// and the fingerprint of the corpus the model was trained on (absent in
+// models saved before fingerprints, and for a model never trained).
+type SavedConfig struct {
+	Format string              `json:"format"` // "gtformer-model/1"
+	Seed   uint64              `json:"seed"`
+	Config Config              `json:"model"`
+	Corpus *corpus.Fingerprint `json:"corpus,omitempty"`
 }
 
 // Save writes config.json, tree.json and weights.safetensors into dir, each
@@ -35,7 +42,7 @@ func (m *Model) Save(dir string, seed uint64) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("save model: %w", err)
 	}
-	if err := atomicfile.WriteJSON(filepath.Join(dir, ConfigFile), savedConfig{Format: "gtformer-model/1", Seed: seed, Config: m.Cfg}); err != nil {
+	if err := atomicfile.WriteJSON(filepath.Join(dir, ConfigFile), SavedConfig{Format: "gtformer-model/1", Seed: seed, Config: m.Cfg, Corpus: m.Corpus}); err != nil {
 		return fmt.Errorf("save model: %w", err)
 	}
 	if err := atomicfile.WriteFile(filepath.Join(dir, TreeFile), m.Topics.Tree.WriteJSON); err != nil {
@@ -58,26 +65,50 @@ func (m *Model) Save(dir string, seed uint64) error {
 	return nil
 }
 
-// Load rebuilds a model saved by Save: the configuration, the tree and every
-// parameter by name. A missing or misshapen tensor is an error naming it.
-func Load(dir string) (*Model, uint64, error) {
-	raw, err := os.ReadFile(filepath.Join(dir, ConfigFile))
-	if err != nil {
-		return nil, 0, fmt.Errorf("load model: %w", err)
-	}
-	var sc savedConfig
+// ParseConfig reads config.json (name is its path, for messages): one JSON
+// object of the known fields, in a known format, whose configuration is
+// valid.
+func ParseConfig(name string, raw []byte) (*SavedConfig, error) {
+	var sc SavedConfig
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&sc); err != nil {
-		return nil, 0, fmt.Errorf("load model: %s: %w", filepath.Join(dir, ConfigFile), err)
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%s: more than one JSON value", name)
 	}
 	if sc.Format != "gtformer-model/1" {
-		return nil, 0, fmt.Errorf("load model: %s: unknown format %q", filepath.Join(dir, ConfigFile), sc.Format)
+		return nil, fmt.Errorf("%s: unknown format %q", name, sc.Format)
+	}
+	c := sc.Config
+	if c.InitScale == 0 {
+		c.InitScale = 1 // what New fills in; Validate wants it finite
+	}
+	if err := c.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &sc, nil
+}
+
+// Load rebuilds a model saved by Save: the configuration, the tree and every
+// parameter by name. A missing or misshapen tensor, or one that holds a NaN
+// or an infinity, is an error naming it.
+func Load(dir string) (*Model, uint64, error) {
+	path := filepath.Join(dir, ConfigFile)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, 0, fmt.Errorf("load model: %w", err)
+	}
+	sc, err := ParseConfig(path, raw)
+	if err != nil {
+		return nil, 0, fmt.Errorf("load model: %w", err)
 	}
 	m, err := New(sc.Config, sc.Seed)
 	if err != nil {
-		return nil, 0, fmt.Errorf("load model: %s: %w", filepath.Join(dir, ConfigFile), err)
+		return nil, 0, fmt.Errorf("load model: %s: %w", path, err)
 	}
+	m.Corpus = sc.Corpus
 	tree, err := topictree.ReadFile(filepath.Join(dir, TreeFile))
 	if err != nil {
 		return nil, 0, fmt.Errorf("load model: %w", err)
@@ -90,13 +121,19 @@ func Load(dir string) (*Model, uint64, error) {
 }
 
 // LoadWeights reads every parameter (and the idf buffer) from a safetensors
-// file written by Save.
+// file written by Save. Every tensor must be finite: a NaN in the weights
+// would otherwise come out as NaN embeddings with no error.
 func (m *Model) LoadWeights(path string) error {
 	ts, _, err := safetensors.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("load model: %w", err)
 	}
 	var errs []error
+	for _, name := range slices.Sorted(maps.Keys(ts)) {
+		if err := CheckFinite(ts[name]); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	for _, p := range m.Params() {
 		t, ok := ts[p.Name]
 		switch {
@@ -135,6 +172,17 @@ func (m *Model) LoadWeights(path string) error {
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("load model: %s: %w", path, err)
+	}
+	return nil
+}
+
+// CheckFinite reports the first NaN or infinity in t, naming the tensor and
+// the element.
+func CheckFinite(t *tensor.Tensor) error {
+	for i, v := range t.Data {
+		if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
+			return fmt.Errorf("tensor %q holds %v at element %d of %d (shape %v): not a usable model", t.Name, v, i, len(t.Data), t.Shape)
+		}
 	}
 	return nil
 }

@@ -7,9 +7,12 @@ package outputs
 import (
 	"bufio"
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -77,6 +80,9 @@ type Metrics struct {
 	// steps, validation, growth, final embedding, evaluation, outputs,
 	// plots; internal/phases), for the scale table of docs/benchmarks.md.
 	Phases map[string]float64 `json:"phases,omitempty"`
+	// Notes explain what the numbers cannot: a metric that is undefined
+	// for this corpus and model is written as null, with a note naming it.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Topics builds the topics.json entries: top-20 words and each topic's share
@@ -236,30 +242,122 @@ func Write(dir string, m *model.Model, seed uint64, g *corpus.Graph, in *model.I
 	}
 	lengths := in.Len
 	topics := Topics(m, g, res.Emb.Theta, lengths)
-	if err := writeJSON(filepath.Join(dir, "topics.json"), topics); err != nil {
+	if err := writeJSON(filepath.Join(dir, TopicsFile), topics); err != nil {
 		return err
 	}
-	if err := atomicfile.WriteFile(filepath.Join(dir, "topics.txt"), func(w io.Writer) error {
+	if err := atomicfile.WriteFile(filepath.Join(dir, TopicsTextFile), func(w io.Writer) error {
 		return WriteTopicsText(w, topics, TextOptions{})
 	}); err != nil {
 		return fmt.Errorf("topics.txt: %w", err)
 	}
 	n := g.NumDocs()
-	if err := npy.Write(filepath.Join(dir, "doc_embeddings.npy"), []int{n, res.Emb.Width + 1}, res.Emb.Points); err != nil {
-		return fmt.Errorf("doc_embeddings.npy: %w", err)
+	if err := npy.Write(filepath.Join(dir, EmbeddingsFile), []int{n, res.Emb.Width + 1}, res.Emb.Points); err != nil {
+		return fmt.Errorf("%s: %w", EmbeddingsFile, err)
 	}
-	if err := npy.Write(filepath.Join(dir, "doc_topics.npy"), []int{n, res.Emb.Topics}, res.Emb.Theta); err != nil {
-		return fmt.Errorf("doc_topics.npy: %w", err)
+	if err := npy.Write(filepath.Join(dir, ThetaFile), []int{n, res.Emb.Topics}, res.Emb.Theta); err != nil {
+		return fmt.Errorf("%s: %w", ThetaFile, err)
 	}
 	met.Test, met.Topics = res.Test, res.Topics
-	return WriteMetrics(filepath.Join(dir, "metrics.json"), met)
+	return WriteMetrics(filepath.Join(dir, MetricsFile), met)
 }
 
-// WriteMetrics writes metrics.json atomically.
-func WriteMetrics(path string, met Metrics) error { return writeJSON(path, met) }
+// WriteMetrics writes metrics.json (or another name) atomically. A metric
+// that is NaN or infinite is written as null, and met.Notes gets a line
+// naming it: an undefined metric never makes the write fail.
+func WriteMetrics(path string, met Metrics) error {
+	notes, err := UndefinedNotes(met)
+	if err != nil {
+		return fmt.Errorf("%s: %w", filepath.Base(path), err)
+	}
+	met.Notes = append(met.Notes, notes...)
+	return writeJSON(path, met)
+}
 
+// UndefinedNotes returns a note for each NaN or infinite number in v (a
+// result that WriteJSON writes as null), naming it by its JSON path, for
+// the result's own notes.
+func UndefinedNotes(v any) ([]string, error) {
+	_, undefined, err := encodeFinite(v)
+	if err != nil {
+		return nil, err
+	}
+	var notes []string
+	for _, u := range undefined {
+		notes = append(notes, fmt.Sprintf("%s is undefined for this corpus and model (not a finite number): written as null", u))
+	}
+	return notes, nil
+}
+
+// WriteJSON writes v as indented JSON atomically, a NaN or infinite number
+// as null (see UndefinedNotes), so that an undefined metric never makes
+// the write fail.
+func WriteJSON(path string, v any) error { return writeJSON(path, v) }
+
+// Files a training run writes into its output directory, besides its
+// checkpoint: the model (model.ConfigFile, TreeFile, WeightsFile), then
+// TopicsFile ... MetricsFile (all written by Write), the learning curves
+// and the document map (when there is something to draw), an evaluation's
+// EvalFile, and a validation-only run's ValidFile.
+const (
+	TopicsFile     = "topics.json"
+	TopicsTextFile = "topics.txt"
+	EmbeddingsFile = "doc_embeddings.npy"
+	ThetaFile      = "doc_topics.npy"
+	MetricsFile    = "metrics.json"
+	EvalFile       = "eval.json"
+	// ValidFile is what a run that never reads the test split writes
+	// instead of the outputs above (gtformer train --valid-only).
+	ValidFile = "valid.json"
+)
+
+// RunFiles lists every file a run may write into its output directory, so
+// that a directory trained into again can be cleaned of the previous run's
+// files this run did not write (RemoveStale).
+var RunFiles = []string{model.ConfigFile, model.TreeFile, model.WeightsFile, TopicsFile, TopicsTextFile, EmbeddingsFile, ThetaFile,
+	MetricsFile, "curves.png", "curves.svg", "map.png", "map.svg", EvalFile, ValidFile}
+
+// WriteFiles are the files Write writes.
+var WriteFiles = []string{model.ConfigFile, model.TreeFile, model.WeightsFile, TopicsFile, TopicsTextFile, EmbeddingsFile, ThetaFile, MetricsFile}
+
+// RemoveStale removes the files of RunFiles that dir holds but that the
+// run that just wrote it did not write (written): a document map of an
+// earlier run on a labelled corpus, an evaluation of the earlier model.
+// Only regular files are removed; it returns the names removed.
+func RemoveStale(dir string, written []string) ([]string, error) {
+	var removed []string
+	for _, name := range RunFiles {
+		if slices.Contains(written, name) {
+			continue
+		}
+		path := filepath.Join(dir, name)
+		fi, err := os.Lstat(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return removed, err
+		}
+		if !fi.Mode().IsRegular() {
+			continue
+		}
+		if err := os.Remove(path); err != nil {
+			return removed, err
+		}
+		removed = append(removed, name)
+	}
+	return removed, nil
+}
+
+// writeJSON writes v as indented JSON, a non-finite float as null.
 func writeJSON(path string, v any) error {
-	if err := atomicfile.WriteJSON(path, v); err != nil {
+	b, _, err := encodeFinite(v)
+	if err == nil {
+		err = atomicfile.WriteFile(path, func(w io.Writer) error {
+			_, err := w.Write(append(b, '\n'))
+			return err
+		})
+	}
+	if err != nil {
 		return fmt.Errorf("%s: %w", filepath.Base(path), err)
 	}
 	return nil

@@ -2,149 +2,691 @@ package train
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
+	"sync/atomic"
 
 	"github.com/gtformer/gtformer/corpus"
 	"github.com/gtformer/gtformer/internal/atomicfile"
+	"github.com/gtformer/gtformer/internal/faultpoint"
 	"github.com/gtformer/gtformer/model"
 	"github.com/gtformer/gtformer/safetensors"
 	"github.com/gtformer/gtformer/tensor"
 	"github.com/gtformer/gtformer/topictree"
 )
 
-// Checkpoint files beside the model's own (config.json, tree.json,
-// weights.safetensors). trainer.json is written last: a checkpoint without
-// it is incomplete and Resume refuses it.
+// A checkpoint is one unit. The checkpoint directory (Options.Checkpoint)
+// holds generations, each a directory written in full under a temporary
+// name and switched in by one rename:
+//
+//	DIR/000007.epoch-3/            written after epoch 3
+//	DIR/000008.epoch-4.step-412/   written inside epoch 4, after step 412 (an interrupt)
+//	DIR/.000009.tmp-123456/        being written; never read, removed by the next write
+//
+// A generation holds the model (config.json, tree.json,
+// weights.safetensors), optimizer.safetensors, the best state so far
+// (best.safetensors, best_tree.json), inside an epoch the state at the
+// epoch's start (start.safetensors, start_tree.json), trainer.json, and
+// last manifest.json: every other file's size and SHA-256, checked before a
+// generation is used. The previous generation is removed only after the new
+// one is complete, and one earlier generation is kept as a fallback: a
+// resume that finds the newest damaged uses the one before and says so.
 const (
 	optimizerFile = "optimizer.safetensors"
 	bestFile      = "best.safetensors"
 	bestTreeFile  = "best_tree.json"
-	// Metadata keys of the best state's σ radius and temperature.
+	startFile     = "start.safetensors"
+	startTreeFile = "start_tree.json"
+	trainerFile   = "trainer.json"
+	manifestFile  = "manifest.json"
+
+	// Metadata keys of a saved snapshot: σ's radius and temperature, and
+	// (the epoch start) the optimiser's step count and the trainer's.
 	metaRadius  = "fd_radius"
 	metaTemp    = "fd_temp"
-	trainerFile = "trainer.json"
+	metaOptStep = "optim_step"
+	metaStep    = "trainer_step"
+
+	trainerFormat    = "gtformer-trainer/2"
+	checkpointFormat = "gtformer-checkpoint/2"
 )
 
 type trainerJSON struct {
-	Format  string     `json:"format"` // "gtformer-trainer/1"
+	Format  string     `json:"format"` // trainerFormat
 	Options Options    `json:"options"`
 	State   State      `json:"state"`
 	History []EpochLog `json:"history"`
+	// InEpoch is where a checkpoint written inside an epoch stands in it.
+	InEpoch *inEpochJSON `json:"in_epoch,omitempty"`
 }
 
-// SaveCheckpoint writes everything Resume needs into dir, each file
-// atomically.
+// inEpochJSON is partialEpoch as saved (its start snapshot is saved in
+// start.safetensors and start_tree.json).
+type inEpochJSON struct {
+	Batches int     `json:"batches"` // steps of the epoch done
+	Graph   float64 `json:"graph_loss_sum"`
+	Topic   float64 `json:"topic_loss_sum"`
+	Level   float64 `json:"level_loss_sum"`
+	Div     float64 `json:"div_loss_sum,omitempty"`
+	Sup     float64 `json:"sup_loss_sum"`
+	Total   float64 `json:"total_loss_sum"`
+	Docs    int     `json:"docs"`
+	Seconds float64 `json:"seconds"`
+	Dropout []byte  `json:"dropout"` // the dropout source's state
+}
+
+// manifest is manifest.json.
+type manifest struct {
+	Format  string      `json:"format"` // checkpointFormat
+	Epoch   int         `json:"epoch"`  // epochs completed
+	Step    int64       `json:"step"`   // optimiser steps taken
+	InEpoch bool        `json:"in_epoch,omitempty"`
+	Files   []fileEntry `json:"files"`
+}
+
+type fileEntry struct {
+	Name   string `json:"name"`
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
+}
+
+// partialEpoch is an epoch stopped after some of its steps: the loss sums
+// so far, the dropout source's position, and the state at the epoch's start
+// (for the neighbour cache, which the epoch built from it, and for a
+// roll-back).
+type partialEpoch struct {
+	batches                              int
+	graph, topic, level, div, sup, total float64
+	docs                                 int
+	seconds                              float64
+	dropout                              []byte
+	start                                *snapshot
+}
+
+// session is what one trainer knows about its checkpoints and about being
+// stopped.
+type session struct {
+	stop    atomic.Bool   // set by Interrupt
+	part    *partialEpoch // set by Resume (resumed inside an epoch) or an interrupt
+	resumed bool          // the topics were placed in an earlier session
+	saved   bool          // the current state is the newest generation's
+	// generation is the newest generation this trainer wrote or resumed
+	// from; the next write keeps it as the fallback.
+	generation string
+}
+
+// generation is a complete generation's directory name and sequence number.
+type generation struct {
+	name string
+	seq  int
+}
+
+// genName names generation seq written after epoch (inEpoch: inside epoch
+// epoch+1, after the given step).
+func genName(seq, epoch int, step int64, inEpoch bool) string {
+	if inEpoch {
+		return fmt.Sprintf("%06d.epoch-%d.step-%d", seq, epoch+1, step)
+	}
+	return fmt.Sprintf("%06d.epoch-%d", seq, epoch)
+}
+
+// listCheckpoint reads dir: its complete generations in order, its
+// temporary directories, and whether it holds files of the flat layout
+// written before checkpoints were one unit.
+func listCheckpoint(dir string) (gens []generation, tmps []string, legacy bool, err error) {
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	for _, e := range es {
+		name := e.Name()
+		switch {
+		case e.IsDir() && strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-"):
+			tmps = append(tmps, name)
+		case e.IsDir():
+			num, _, ok := strings.Cut(name, ".")
+			if seq, err := strconv.Atoi(num); ok && err == nil && seq > 0 && strings.HasPrefix(name[len(num):], ".epoch-") {
+				gens = append(gens, generation{name, seq})
+			}
+		case name == trainerFile:
+			legacy = true
+		}
+	}
+	slices.SortFunc(gens, func(a, b generation) int { return a.seq - b.seq })
+	return gens, tmps, legacy, nil
+}
+
+// legacyFiles are the files the flat layout kept directly in the
+// checkpoint directory.
+var legacyFiles = []string{model.ConfigFile, model.TreeFile, model.WeightsFile, optimizerFile, bestFile, bestTreeFile, trainerFile}
+
+// HasCheckpoint reports whether dir holds a complete checkpoint generation
+// (one Resume may use; it is still verified then).
+func HasCheckpoint(dir string) bool {
+	gens, _, _, err := listCheckpoint(dir)
+	return err == nil && len(gens) > 0
+}
+
+// SaveCheckpoint writes everything Resume needs as a new generation of the
+// checkpoint directory dir (see the comment on the file names): into a
+// temporary directory, with manifest.json last, then renamed into place in
+// one step; then every older generation but the previous one is removed,
+// with any temporary directory an earlier, stopped write left. On error
+// the new generation is removed and the older ones stay.
 func (t *Trainer) SaveCheckpoint(dir string) error {
-	if err := t.Model.Save(dir, t.Opt.Seed); err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
-	}
-	if err := t.adam.SaveState(filepath.Join(dir, optimizerFile), nil); err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
-	}
-	if t.best != nil {
-		var ts []*tensor.Tensor
-		for _, p := range t.Model.Params() {
-			// The best state may predate a change of the tree: its
-			// per-topic tensors keep their own shapes.
-			ts = append(ts, &tensor.Tensor{Name: p.Name, Shape: t.best.shapes[p.Name], Data: t.best.params[p.Name]})
-		}
-		meta := map[string]string{
-			metaRadius: strconv.FormatFloat(t.best.radius, 'g', -1, 64),
-			metaTemp:   strconv.FormatFloat(t.best.temp, 'g', -1, 64),
-		}
-		if err := safetensors.WriteFile(filepath.Join(dir, bestFile), ts, meta); err != nil {
-			return fmt.Errorf("checkpoint: %w", err)
-		}
-		if err := atomicfile.WriteFile(filepath.Join(dir, bestTreeFile), t.best.tree.WriteJSON); err != nil {
-			return fmt.Errorf("checkpoint: %w", err)
-		}
-	}
-	if err := atomicfile.WriteJSON(filepath.Join(dir, trainerFile), trainerJSON{Format: "gtformer-trainer/1", Options: t.Opt, State: t.State, History: t.History}); err != nil {
+	if err := t.saveGeneration(dir); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
 	return nil
 }
 
-// Resume rebuilds a trainer from a checkpoint directory: model weights and
-// tree, optimiser state, trainer state and history, and the best state so
-// far. The data and split must be the ones the checkpoint was trained on.
-// The options saved in the checkpoint are used, except the output writers,
-// the checkpoint directory and StopAfter, which come from opt.
-func Resume(dir string, g *corpus.Graph, s *corpus.Split, opt Options) (*Trainer, error) {
-	raw, err := os.ReadFile(filepath.Join(dir, trainerFile))
-	if err != nil {
-		return nil, fmt.Errorf("resume: %w (is %s a complete checkpoint?)", err, dir)
+func (t *Trainer) saveGeneration(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
 	}
-	var tj trainerJSON
+	gens, tmps, _, err := listCheckpoint(dir)
+	if err != nil {
+		return err
+	}
+	seq := 1
+	if len(gens) > 0 {
+		seq = gens[len(gens)-1].seq + 1
+	}
+	tmp, err := os.MkdirTemp(dir, fmt.Sprintf(".%06d.tmp-", seq))
+	if err != nil {
+		return err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			os.RemoveAll(tmp)
+		}
+	}()
+	part := t.sess.part
+	if err := t.writeFiles(tmp, part); err != nil {
+		return err
+	}
+	m := manifest{Format: checkpointFormat, Epoch: t.State.Epoch, Step: t.State.Step, InEpoch: part != nil}
+	if m.Files, err = hashFiles(tmp); err != nil {
+		return err
+	}
+	if err := atomicfile.WriteJSON(filepath.Join(tmp, manifestFile), m); err != nil {
+		return err
+	}
+	name := genName(seq, t.State.Epoch, t.State.Step, part != nil)
+	final := filepath.Join(dir, name)
+	faultpoint.Reached("checkpoint rename " + final)
+	if err := os.Rename(tmp, final); err != nil {
+		return err
+	}
+	ok = true
+	atomicfile.SyncDir(dir)
+	faultpoint.Reached("checkpoint renamed " + final)
+
+	// The new generation is complete: older ones may go, but for the
+	// previous one, kept as a fallback.
+	for _, g := range gens {
+		if g.name != t.sess.generation {
+			if err := os.RemoveAll(filepath.Join(dir, g.name)); err != nil {
+				return err
+			}
+		}
+	}
+	for _, d := range tmps {
+		if err := os.RemoveAll(filepath.Join(dir, d)); err != nil {
+			return err
+		}
+	}
+	for _, f := range legacyFiles {
+		if err := os.Remove(filepath.Join(dir, f)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	atomicfile.SyncDir(dir)
+	faultpoint.Reached("checkpoint pruned " + dir)
+	t.sess.generation = name
+	return nil
+}
+
+// writeFiles writes a generation's files (all but the manifest) into dir.
+func (t *Trainer) writeFiles(dir string, part *partialEpoch) error {
+	if err := t.Model.Save(dir, t.Opt.Seed); err != nil {
+		return err
+	}
+	if err := t.adam.SaveState(filepath.Join(dir, optimizerFile), nil); err != nil {
+		return err
+	}
+	if t.best != nil {
+		if err := t.writeSnapshot(dir, bestFile, bestTreeFile, t.best); err != nil {
+			return err
+		}
+	}
+	tj := trainerJSON{Format: trainerFormat, Options: t.Opt, State: t.State, History: t.History}
+	if part != nil {
+		if err := t.writeSnapshot(dir, startFile, startTreeFile, part.start); err != nil {
+			return err
+		}
+		tj.InEpoch = &inEpochJSON{Batches: part.batches, Graph: part.graph, Topic: part.topic, Level: part.level, Div: part.div,
+			Sup: part.sup, Total: part.total, Docs: part.docs, Seconds: part.seconds, Dropout: part.dropout}
+	}
+	return atomicfile.WriteJSON(filepath.Join(dir, trainerFile), tj)
+}
+
+// writeSnapshot writes s's parameters (with the optimiser state, when s
+// has it) and σ into file, and its tree into treeFile.
+func (t *Trainer) writeSnapshot(dir, file, treeFile string, s *snapshot) error {
+	var ts []*tensor.Tensor
+	for _, p := range t.Model.Params() {
+		// The best state may predate a change of the tree: its per-topic
+		// tensors keep their own shapes.
+		ts = append(ts, &tensor.Tensor{Name: p.Name, Shape: s.shapes[p.Name], Data: s.params[p.Name]})
+	}
+	meta := map[string]string{
+		metaRadius: strconv.FormatFloat(s.radius, 'g', -1, 64),
+		metaTemp:   strconv.FormatFloat(s.temp, 'g', -1, 64),
+	}
+	if s.opt != nil {
+		for _, k := range slices.Sorted(maps.Keys(s.opt)) {
+			ts = append(ts, s.opt[k])
+		}
+		meta[metaOptStep] = strconv.FormatInt(s.optStep, 10)
+		meta[metaStep] = strconv.FormatInt(s.step, 10)
+	}
+	if err := safetensors.WriteFile(filepath.Join(dir, file), ts, meta); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(filepath.Join(dir, treeFile), s.tree.WriteJSON)
+}
+
+// hashFiles lists the regular files of dir with their sizes and SHA-256.
+func hashFiles(dir string) ([]fileEntry, error) {
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []fileEntry
+	for _, e := range es {
+		if e.Name() == manifestFile {
+			continue
+		}
+		if !e.Type().IsRegular() {
+			return nil, fmt.Errorf("%s: not a regular file", filepath.Join(dir, e.Name()))
+		}
+		size, sum, err := hashFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, fileEntry{Name: e.Name(), Size: size, SHA256: sum})
+	}
+	return out, nil
+}
+
+func hashFile(path string) (int64, string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return 0, "", err
+	}
+	return n, hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// parseManifest reads manifest.json (name for messages).
+func parseManifest(name string, raw []byte) (*manifest, error) {
+	var m manifest
+	if err := decodeStrict(raw, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if m.Format != checkpointFormat {
+		return nil, fmt.Errorf("%s: unknown format %q", name, m.Format)
+	}
+	if m.Epoch < 0 || m.Step < 0 {
+		return nil, fmt.Errorf("%s: negative epoch %d or step %d", name, m.Epoch, m.Step)
+	}
+	seen := map[string]bool{}
+	for _, f := range m.Files {
+		if f.Name == "" || f.Name == manifestFile || f.Name != filepath.Base(f.Name) || strings.HasPrefix(f.Name, ".") || seen[f.Name] {
+			return nil, fmt.Errorf("%s: bad or repeated file name %q", name, f.Name)
+		}
+		if _, err := hex.DecodeString(f.SHA256); err != nil || len(f.SHA256) != 2*sha256.Size || f.Size < 0 {
+			return nil, fmt.Errorf("%s: %s: bad size %d or sha256 %q", name, f.Name, f.Size, f.SHA256)
+		}
+		seen[f.Name] = true
+	}
+	for _, need := range []string{model.ConfigFile, model.TreeFile, model.WeightsFile, optimizerFile, trainerFile} {
+		if !seen[need] {
+			return nil, fmt.Errorf("%s: lists no %s", name, need)
+		}
+	}
+	return &m, nil
+}
+
+// decodeStrict decodes exactly one JSON value with only known fields.
+func decodeStrict(raw []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&tj); err != nil || tj.Format != "gtformer-trainer/1" {
-		if err == nil {
-			err = fmt.Errorf("unknown format %q", tj.Format)
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("more than one JSON value")
+	}
+	return nil
+}
+
+// damagedError says why a generation cannot be used as it is on disk.
+type damagedError struct{ err error }
+
+func (e *damagedError) Error() string { return e.err.Error() }
+func (e *damagedError) Unwrap() error { return e.err }
+
+// verify checks a generation against its manifest: every file listed, of
+// its size and hash, and no other.
+func verify(dir string) (*manifest, error) {
+	damaged := func(format string, a ...any) (*manifest, error) {
+		return nil, &damagedError{fmt.Errorf(format, a...)}
+	}
+	path := filepath.Join(dir, manifestFile)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return damaged("%w", err)
+	}
+	m, err := parseManifest(path, raw)
+	if err != nil {
+		return damaged("%w", err)
+	}
+	listed := map[string]bool{manifestFile: true}
+	for _, f := range m.Files {
+		listed[f.Name] = true
+		size, sum, err := hashFile(filepath.Join(dir, f.Name))
+		switch {
+		case err != nil:
+			return damaged("%w", err)
+		case size != f.Size || sum != f.SHA256:
+			return damaged("%s: %d bytes with sha256 %.12s…, the manifest says %d bytes with %.12s…", filepath.Join(dir, f.Name), size, sum, f.Size, f.SHA256)
 		}
-		return nil, fmt.Errorf("resume: %s: %w", filepath.Join(dir, trainerFile), err)
+	}
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		return damaged("%w", err)
+	}
+	for _, e := range es {
+		if !listed[e.Name()] {
+			return damaged("%s: not in the manifest", filepath.Join(dir, e.Name()))
+		}
+	}
+	return m, nil
+}
+
+// parseTrainerJSON reads trainer.json (name for messages).
+func parseTrainerJSON(name string, raw []byte) (*trainerJSON, error) {
+	var tj trainerJSON
+	if err := decodeStrict(raw, &tj); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if tj.Format != trainerFormat {
+		return nil, fmt.Errorf("%s: unknown format %q", name, tj.Format)
+	}
+	s := tj.State
+	if s.Epoch < 0 || s.Step < 0 || s.Rollbacks < 0 || s.BestEpoch < 0 || s.BestEpoch > s.Epoch ||
+		!(s.LRScale > 0 && s.LRScale <= 1) || math.IsNaN(s.BestScore) || math.IsInf(s.BestScore, 0) {
+		return nil, fmt.Errorf("%s: inconsistent state %+v", name, s)
+	}
+	if p := tj.InEpoch; p != nil && (p.Batches < 0 || p.Docs < 0 || len(p.Dropout) == 0) {
+		return nil, fmt.Errorf("%s: inconsistent position in the epoch %+v", name, *p)
+	}
+	if err := tj.Options.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: options: %w", name, err)
+	}
+	return &tj, nil
+}
+
+// ErrNoCheckpoint is returned (wrapped) by Resume when the directory holds
+// no complete checkpoint.
+var ErrNoCheckpoint = errors.New("no complete checkpoint")
+
+// Resume rebuilds a trainer from the newest usable generation of a
+// checkpoint directory: model weights and tree, optimiser state, trainer
+// state and history, the best state so far, and, for a generation written
+// inside an epoch, the position in it, so that Run continues to the same
+// numbers as an uninterrupted run. A generation that does not match its
+// manifest is passed over for the one before, with a line in opt.Log
+// saying why; when none is usable the error lists each and why.
+//
+// The corpus must be the one the checkpoint was trained on: its
+// fingerprint (opt.Corpus, or one computed from g and s) is compared with
+// the recorded one, and a *corpus.MismatchError names the differences. The
+// options saved in the checkpoint are used, except the session's own
+// (Log, Progress, Checkpoint, StopAfter, Corpus), which come from opt.
+func Resume(dir string, g *corpus.Graph, s *corpus.Split, opt Options) (*Trainer, error) {
+	gens, tmps, legacy, err := listCheckpoint(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("resume: %s does not exist: no run wrote a checkpoint there (%w)", dir, ErrNoCheckpoint)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("resume: %w (%w)", err, ErrNoCheckpoint)
+	}
+	if len(gens) == 0 {
+		switch {
+		case legacy:
+			return nil, fmt.Errorf("resume: %s holds a checkpoint in the layout of older versions (its files directly in the folder, without a manifest), which cannot be checked for completeness: train again without resuming (%w)", dir, ErrNoCheckpoint)
+		case len(tmps) > 0:
+			return nil, fmt.Errorf("resume: %s: the run stopped while writing its first checkpoint (%s is incomplete and never used): train again without resuming (%w)", dir, tmps[len(tmps)-1], ErrNoCheckpoint)
+		default:
+			return nil, fmt.Errorf("resume: %s holds no checkpoint: one is written after every epoch (%w)", dir, ErrNoCheckpoint)
+		}
+	}
+	log := opt.Log
+	if log == nil {
+		log = io.Discard
+	}
+	var reasons []string
+	for i := len(gens) - 1; i >= 0; i-- {
+		gdir := filepath.Join(dir, gens[i].name)
+		t, err := resumeGeneration(gdir, g, s, opt)
+		var damaged *damagedError
+		if errors.As(err, &damaged) {
+			reasons = append(reasons, fmt.Sprintf("%s: %v", gens[i].name, err))
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("resume: %s: %w", gdir, err)
+		}
+		for _, r := range reasons {
+			fmt.Fprintf(log, "checkpoint %s is damaged and not used\n", r)
+		}
+		t.sess.generation = gens[i].name
+		return t, nil
+	}
+	return nil, fmt.Errorf("resume: no usable checkpoint in %s: %s (%w)", dir, strings.Join(reasons, "; "), ErrNoCheckpoint)
+}
+
+// resumeGeneration rebuilds a trainer from one generation; a
+// *damagedError says the files are not as written.
+func resumeGeneration(dir string, g *corpus.Graph, s *corpus.Split, opt Options) (*Trainer, error) {
+	if _, err := verify(dir); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, trainerFile)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	tj, err := parseTrainerJSON(path, raw)
+	if err != nil {
+		return nil, err
 	}
 	m, _, err := model.Load(dir)
 	if err != nil {
-		return nil, fmt.Errorf("resume: %w", err)
+		return nil, err
+	}
+	if m.Corpus != nil {
+		got := opt.Corpus
+		if got == nil {
+			got = corpus.NewFingerprint(g, s, nil, "")
+		}
+		if err := m.Corpus.Check(got); err != nil {
+			return nil, err
+		}
 	}
 	saved := tj.Options
-	saved.Log, saved.Progress, saved.Checkpoint, saved.StopAfter, saved.Phases = opt.Log, opt.Progress, opt.Checkpoint, opt.StopAfter, opt.Phases
+	saved.Log, saved.Progress, saved.Checkpoint, saved.StopAfter, saved.Phases, saved.Corpus = opt.Log, opt.Progress, opt.Checkpoint, opt.StopAfter, opt.Phases, opt.Corpus
 	t, err := New(m, g, s, saved)
 	if err != nil {
-		return nil, fmt.Errorf("resume: %w", err)
+		return nil, err
 	}
 	if _, err := t.adam.LoadStateFile(filepath.Join(dir, optimizerFile)); err != nil {
-		return nil, fmt.Errorf("resume: %w", err)
+		return nil, err
+	}
+	if err := checkStateFinite(t.adam.State(), filepath.Join(dir, optimizerFile)); err != nil {
+		return nil, err
 	}
 	t.State, t.History = tj.State, tj.History
 	if t.State.BestEpoch > 0 {
-		ts, meta, err := safetensors.ReadFile(filepath.Join(dir, bestFile))
-		if err != nil {
-			return nil, fmt.Errorf("resume: %w", err)
+		if t.best, err = t.readSnapshot(dir, bestFile, bestTreeFile, false); err != nil {
+			return nil, err
 		}
-		tree, err := topictree.ReadFile(filepath.Join(dir, bestTreeFile))
+	}
+	if p := tj.InEpoch; p != nil {
+		start, err := t.readSnapshot(dir, startFile, startTreeFile, true)
 		if err != nil {
-			return nil, fmt.Errorf("resume: %w", err)
+			return nil, err
 		}
-		b := &snapshot{params: map[string][]float32{}, shapes: map[string][]int{}, tree: tree,
-			radius: m.Cfg.Tree.FDRadius, temp: m.Cfg.Tree.FDTemp}
-		var errs []error
-		// Checkpoints written before σ could move carry no r and t with
-		// the best state: theirs were the model's.
-		for key, dst := range map[string]*float64{metaRadius: &b.radius, metaTemp: &b.temp} {
-			if v, ok := meta[key]; ok {
-				x, err := strconv.ParseFloat(v, 64)
-				if err != nil || x < 0 || math.IsInf(x, 0) {
-					errs = append(errs, fmt.Errorf("best state: metadata %s = %q is not a non-negative number", key, v))
-				}
-				*dst = x
+		if start.tree.Len() != m.Topics.Tree.Len() {
+			return nil, fmt.Errorf("%s: the epoch's start has %d topics, the model %d: the tree changes only between epochs", filepath.Join(dir, startTreeFile), start.tree.Len(), m.Topics.Tree.Len())
+		}
+		t.sess.part = &partialEpoch{batches: p.Batches, graph: p.Graph, topic: p.Topic, level: p.Level, div: p.Div, sup: p.Sup,
+			total: p.Total, docs: p.Docs, seconds: p.Seconds, dropout: p.Dropout, start: start}
+		if int64(p.Batches) > t.stepsPerEpoch() {
+			return nil, fmt.Errorf("%s: %d steps done in an epoch of %d", path, p.Batches, t.stepsPerEpoch())
+		}
+		if err := m.SetDropoutState(p.Dropout); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		// The epoch built its neighbour cache from the weights at its
+		// start: build it the same way, then put the current weights back.
+		if t.cache != nil {
+			cur := t.snapshotParams()
+			t.restoreParams(start)
+			e := t.State.Epoch
+			t.refreshCache(t.epochLinks(e), t.sampler.Resample(e), t.sampler.K())
+			t.restoreParams(cur)
+			t.cacheFresh = true
+		}
+	}
+	t.sess.resumed, t.sess.saved = true, true
+	return t, nil
+}
+
+// readSnapshot reads a snapshot written by writeSnapshot, with the
+// optimiser state when withOpt (the epoch's start). Per-topic tensors take
+// the shape of the snapshot's own tree; every other tensor must have the
+// model's shape; every value must be finite.
+func (t *Trainer) readSnapshot(dir, file, treeFile string, withOpt bool) (*snapshot, error) {
+	path := filepath.Join(dir, file)
+	ts, meta, err := safetensors.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	tree, err := topictree.ReadFile(filepath.Join(dir, treeFile))
+	if err != nil {
+		return nil, err
+	}
+	m := t.Model
+	b := &snapshot{params: map[string][]float32{}, shapes: map[string][]int{}, tree: tree,
+		radius: m.Cfg.Tree.FDRadius, temp: m.Cfg.Tree.FDTemp}
+	var errs []error
+	number := func(key string, dst *float64) {
+		v, ok := meta[key]
+		if !ok {
+			errs = append(errs, fmt.Errorf("metadata %s missing", key))
+			return
+		}
+		x, err := strconv.ParseFloat(v, 64)
+		if err != nil || x < 0 || math.IsInf(x, 0) || math.IsNaN(x) {
+			errs = append(errs, fmt.Errorf("metadata %s = %q is not a non-negative number", key, v))
+		}
+		*dst = x
+	}
+	number(metaRadius, &b.radius)
+	number(metaTemp, &b.temp)
+	want := map[string]bool{}
+	for _, p := range m.Params() {
+		want[p.Name] = true
+		v, ok := ts[p.Name]
+		switch {
+		case !ok:
+			errs = append(errs, fmt.Errorf("tensor %q missing", p.Name))
+		case p.Name == m.Topics.Input.Name && (len(v.Shape) != 2 || v.Shape[0] != tree.Len() || v.Shape[1] != p.Shape[1]):
+			errs = append(errs, fmt.Errorf("tensor %q has shape %v for a tree of %d topics", p.Name, v.Shape, tree.Len()))
+		case p.Name != m.Topics.Input.Name && !tensor.SameShape(v, p):
+			errs = append(errs, fmt.Errorf("tensor %q has shape %v, want %v", p.Name, v.Shape, p.Shape))
+		default:
+			if err := model.CheckFinite(v); err != nil {
+				errs = append(errs, err)
 			}
+			b.params[p.Name] = v.Data
+			b.shapes[p.Name] = v.Shape
 		}
-		for _, p := range m.Params() {
-			v, ok := ts[p.Name]
+	}
+	if withOpt {
+		b.opt = map[string]*tensor.Tensor{}
+		for name, v := range t.adam.State() {
+			want[name] = true
+			x, ok := ts[name]
 			switch {
 			case !ok:
-				errs = append(errs, fmt.Errorf("best state: tensor %q missing", p.Name))
-			case p.Name == m.Topics.Input.Name && (len(v.Shape) != 2 || v.Shape[0] != tree.Len() || v.Shape[1] != p.Shape[1]):
-				errs = append(errs, fmt.Errorf("best state: tensor %q has shape %v for a tree of %d topics", p.Name, v.Shape, tree.Len()))
-			case p.Name != m.Topics.Input.Name && !tensor.SameShape(v, p):
-				errs = append(errs, fmt.Errorf("best state: tensor %q has shape %v, want %v", p.Name, v.Shape, p.Shape))
+				errs = append(errs, fmt.Errorf("tensor %q missing", name))
+			case !slices.Equal(x.Shape, v.Shape):
+				errs = append(errs, fmt.Errorf("tensor %q has shape %v, want %v", name, x.Shape, v.Shape))
 			default:
-				b.params[p.Name] = v.Data
-				b.shapes[p.Name] = v.Shape
+				if err := model.CheckFinite(x); err != nil {
+					errs = append(errs, err)
+				}
+				b.opt[name] = x
 			}
 		}
-		if err := errors.Join(errs...); err != nil {
-			return nil, fmt.Errorf("resume: %s: %w", filepath.Join(dir, bestFile), err)
+		for key, dst := range map[string]*int64{metaOptStep: &b.optStep, metaStep: &b.step} {
+			x, err := strconv.ParseInt(meta[key], 10, 64)
+			if err != nil || x < 0 {
+				errs = append(errs, fmt.Errorf("metadata %s = %q is not a step count", key, meta[key]))
+			}
+			*dst = x
 		}
-		t.best = b
 	}
-	return t, nil
+	for name := range ts {
+		if !want[name] {
+			errs = append(errs, fmt.Errorf("tensor %q is not part of the state", name))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return b, nil
+}
+
+// checkStateFinite reports a NaN or infinity in the optimiser's state.
+func checkStateFinite(st map[string]*tensor.Tensor, path string) error {
+	for _, k := range slices.Sorted(maps.Keys(st)) {
+		if err := model.CheckFinite(st[k]); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	return nil
 }

@@ -1,6 +1,9 @@
 package train
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,7 +16,8 @@ import (
 	"github.com/gtformer/gtformer/model"
 )
 
-// copyDir copies the regular files of src into a new directory dst.
+// copyDir copies the regular files and directories of src into a new
+// directory dst.
 func copyDir(t *testing.T, src, dst string) {
 	t.Helper()
 	if err := os.MkdirAll(dst, 0o755); err != nil {
@@ -24,6 +28,10 @@ func copyDir(t *testing.T, src, dst string) {
 		t.Fatal(err)
 	}
 	for _, f := range files {
+		if f.IsDir() {
+			copyDir(t, filepath.Join(src, f.Name()), filepath.Join(dst, f.Name()))
+			continue
+		}
 		b, err := os.ReadFile(filepath.Join(src, f.Name()))
 		if err != nil {
 			t.Fatal(err)
@@ -34,11 +42,39 @@ func copyDir(t *testing.T, src, dst string) {
 	}
 }
 
-// TestCheckpointFiles: a checkpoint written after every epoch holds exactly
-// the model's files, the optimiser state, the best state and trainer.json
-// (no temporary files left behind), and Resume refuses a checkpoint whose
-// trainer.json is missing, truncated or of another format, or whose weights
-// or optimiser state are missing, with an error naming the file.
+// rehash rewrites a generation's manifest for the files it now holds, as
+// if the damage had been written by the trainer itself.
+func rehash(t *testing.T, gen string) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(gen, manifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := parseManifest("manifest", raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Files, err = hashFiles(gen); err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(gen, manifestFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCheckpointFiles: every checkpoint is a generation directory holding
+// exactly the model's files, the optimiser state, the best state,
+// trainer.json and manifest.json; a new one keeps the previous one and
+// removes the rest (no temporary directory is left). Resume refuses a
+// generation that does not match its manifest (a file missing, changed or
+// added), naming the file, and falls back to the previous generation,
+// saying so in the log; with no usable generation it lists each and why.
+// A generation that matches its manifest but holds bad content is an error
+// naming the file, with no fallback.
 func TestCheckpointFiles(t *testing.T) {
 	g, s := tinyData(t)
 	cfg := tinyConfig(g)
@@ -48,63 +84,74 @@ func TestCheckpointFiles(t *testing.T) {
 	if err := tr.Run(); err != nil {
 		t.Fatal(err)
 	}
-	// Saving again over an existing checkpoint must not leave temporaries
-	// either.
-	if err := tr.SaveCheckpoint(opt.Checkpoint); err != nil {
+	// A leftover of a stopped write is removed by the next write.
+	if err := os.Mkdir(filepath.Join(opt.Checkpoint, ".000009.tmp-1"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	files, err := os.ReadDir(opt.Checkpoint)
-	if err != nil {
-		t.Fatal(err)
+	for range 2 {
+		if err := tr.SaveCheckpoint(opt.Checkpoint); err != nil {
+			t.Fatal(err)
+		}
 	}
-	var names []string
-	for _, f := range files {
-		names = append(names, f.Name())
+	if names, want := dirNames(t, opt.Checkpoint), []string{"000002.epoch-1", "000003.epoch-1"}; !slices.Equal(names, want) {
+		t.Errorf("checkpoint directory holds %v, want %v", names, want)
 	}
-	want := []string{bestFile, bestTreeFile, model.ConfigFile, optimizerFile, trainerFile, model.TreeFile, model.WeightsFile}
+	newest := newestGeneration(t, opt.Checkpoint)
+	want := []string{bestFile, bestTreeFile, model.ConfigFile, manifestFile, optimizerFile, trainerFile, model.TreeFile, model.WeightsFile}
 	slices.Sort(want)
-	if !slices.Equal(names, want) {
-		t.Errorf("checkpoint directory holds %v, want exactly %v", names, want)
+	if names := dirNames(t, newest); !slices.Equal(names, want) {
+		t.Errorf("generation holds %v, want exactly %v", names, want)
 	}
 	if _, err := Resume(opt.Checkpoint, g, s, Options{}); err != nil {
 		t.Fatalf("intact checkpoint: %v", err)
 	}
 
-	raw, err := os.ReadFile(filepath.Join(opt.Checkpoint, trainerFile))
+	raw, err := os.ReadFile(filepath.Join(newest, trainerFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
 		name   string
-		damage func(dir string) error
+		damage func(gen string) error
+		rehash bool     // damage written as the trainer would (the manifest matches)
 		want   []string // substrings of the error
 	}{
-		{"no trainer.json", func(dir string) error { return os.Remove(filepath.Join(dir, trainerFile)) },
-			[]string{trainerFile, "complete checkpoint"}},
-		{"truncated trainer.json", func(dir string) error {
-			return os.WriteFile(filepath.Join(dir, trainerFile), raw[:len(raw)/2], 0o644)
-		}, []string{trainerFile, "unexpected EOF"}},
-		{"empty trainer.json", func(dir string) error {
-			return os.WriteFile(filepath.Join(dir, trainerFile), nil, 0o644)
-		}, []string{trainerFile, "EOF"}},
-		{"other format", func(dir string) error {
-			return os.WriteFile(filepath.Join(dir, trainerFile), []byte(strings.Replace(string(raw), "gtformer-trainer/1", "gtformer-trainer/9", 1)), 0o644)
-		}, []string{trainerFile, `unknown format "gtformer-trainer/9"`}},
-		{"unknown field", func(dir string) error {
-			return os.WriteFile(filepath.Join(dir, trainerFile), []byte(strings.Replace(string(raw), `"format"`, `"formatt": 1, "format"`, 1)), 0o644)
-		}, []string{trainerFile, "formatt"}},
-		{"no weights", func(dir string) error { return os.Remove(filepath.Join(dir, model.WeightsFile)) },
+		{"no trainer.json", func(gen string) error { return os.Remove(filepath.Join(gen, trainerFile)) }, false,
+			[]string{trainerFile, "no such file"}},
+		{"truncated trainer.json", func(gen string) error {
+			return os.WriteFile(filepath.Join(gen, trainerFile), raw[:len(raw)/2], 0o644)
+		}, false, []string{trainerFile, "the manifest says"}},
+		{"no manifest", func(gen string) error { return os.Remove(filepath.Join(gen, manifestFile)) }, false,
+			[]string{manifestFile}},
+		{"truncated manifest", func(gen string) error {
+			return os.WriteFile(filepath.Join(gen, manifestFile), []byte(`{"format": "gtformer-che`), 0o644)
+		}, false,
+			[]string{manifestFile, "unexpected EOF"}},
+		{"no weights", func(gen string) error { return os.Remove(filepath.Join(gen, model.WeightsFile)) }, false,
 			[]string{model.WeightsFile}},
-		{"no optimiser state", func(dir string) error { return os.Remove(filepath.Join(dir, optimizerFile)) },
+		{"no optimiser state", func(gen string) error { return os.Remove(filepath.Join(gen, optimizerFile)) }, false,
 			[]string{optimizerFile}},
-		{"no best state", func(dir string) error { return os.Remove(filepath.Join(dir, bestFile)) },
+		{"no best state", func(gen string) error { return os.Remove(filepath.Join(gen, bestFile)) }, false,
 			[]string{bestFile}},
+		{"a file added", func(gen string) error { return os.WriteFile(filepath.Join(gen, "extra.json"), nil, 0o644) }, false,
+			[]string{"extra.json", "not in the manifest"}},
+		{"other trainer format", func(gen string) error {
+			return os.WriteFile(filepath.Join(gen, trainerFile), []byte(strings.Replace(string(raw), trainerFormat, "gtformer-trainer/9", 1)), 0o644)
+		}, true, []string{trainerFile, `unknown format "gtformer-trainer/9"`}},
+		{"unknown field", func(gen string) error {
+			return os.WriteFile(filepath.Join(gen, trainerFile), []byte(strings.Replace(string(raw), `"format"`, `"formatt": 1, "format"`, 1)), 0o644)
+		}, true, []string{trainerFile, "formatt"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			// Alone, the damaged generation cannot be used.
 			dir := filepath.Join(t.TempDir(), "ckpt")
-			copyDir(t, opt.Checkpoint, dir)
-			if err := tc.damage(dir); err != nil {
+			gen := filepath.Join(dir, filepath.Base(newest))
+			copyDir(t, newest, gen)
+			if err := tc.damage(gen); err != nil {
 				t.Fatal(err)
+			}
+			if tc.rehash {
+				rehash(t, gen)
 			}
 			_, err := Resume(dir, g, s, Options{})
 			if err == nil {
@@ -117,6 +164,64 @@ func TestCheckpointFiles(t *testing.T) {
 			}
 			if strings.Count(err.Error(), "\n") > 0 {
 				t.Errorf("error spans several lines: %q", err)
+			}
+			// Beside the previous generation, a damaged newest one is passed
+			// over with a line in the log; damage written as the trainer
+			// would is not, since the previous generation is no remedy.
+			both := filepath.Join(t.TempDir(), "ckpt")
+			copyDir(t, opt.Checkpoint, both)
+			if err := tc.damage(filepath.Join(both, filepath.Base(newest))); err != nil {
+				t.Fatal(err)
+			}
+			if tc.rehash {
+				rehash(t, filepath.Join(both, filepath.Base(newest)))
+			}
+			var log bytes.Buffer
+			back, err := Resume(both, g, s, Options{Log: &log})
+			if tc.rehash {
+				if err == nil {
+					t.Error("Resume fell back past a generation that matches its manifest")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("no fallback to the previous generation: %v", err)
+			}
+			if back.sess.generation != "000002.epoch-1" || !strings.Contains(log.String(), "000003.epoch-1") || !strings.Contains(log.String(), "is damaged and not used") {
+				t.Errorf("resumed from %s; log:\n%s", back.sess.generation, log.String())
+			}
+		})
+	}
+}
+
+// TestResumeWithoutCheckpoint: a directory with nothing to resume says
+// exactly why: none at all, only the first generation's interrupted write,
+// or the flat layout of older versions.
+func TestResumeWithoutCheckpoint(t *testing.T) {
+	g, s := tinyData(t)
+	for _, tc := range []struct {
+		name  string
+		setup func(dir string) error
+		want  string
+	}{
+		{"missing directory", func(dir string) error { return os.Remove(dir) }, "does not exist: no run wrote a checkpoint there"},
+		{"empty directory", func(string) error { return nil }, "holds no checkpoint: one is written after every epoch"},
+		{"only an interrupted write", func(dir string) error { return os.Mkdir(filepath.Join(dir, ".000001.tmp-42"), 0o755) },
+			"the run stopped while writing its first checkpoint (.000001.tmp-42 is incomplete and never used)"},
+		{"older layout", func(dir string) error { return os.WriteFile(filepath.Join(dir, trainerFile), []byte("{}"), 0o644) },
+			"in the layout of older versions"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := tc.setup(dir); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Resume(dir, g, s, Options{})
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrNoCheckpoint) {
+				t.Errorf("Resume: %v, want ErrNoCheckpoint saying %q", err, tc.want)
+			}
+			if HasCheckpoint(dir) {
+				t.Error("HasCheckpoint is true")
 			}
 		})
 	}
@@ -149,6 +254,12 @@ func TestOptionsValidate(t *testing.T) {
 		{"similarity tracking", func(o *Options) { o.SimilarityTrack = 1.5 }, "tracking rate 1.5"},
 		{"valid every", func(o *Options) { o.ValidEvery = 0 }, "intervals"},
 		{"embed batch", func(o *Options) { o.EmbedBatch = 0 }, "inference batch"},
+		// Infinite rates used to pass and panic in the optimiser.
+		{"infinite lr", func(o *Options) { o.LR = math.Inf(1) }, "learning rate +Inf is not a finite number"},
+		{"infinite weight decay", func(o *Options) { o.WeightDecay = math.Inf(1) }, "weight decay +Inf is not a finite number"},
+		{"NaN lr floor", func(o *Options) { o.LRFloor = math.NaN() }, "final learning rate NaN is not a finite number"},
+		{"infinite clip", func(o *Options) { o.Clip = math.Inf(1) }, "clip +Inf is not a finite number"},
+		{"NaN decoder scale", func(o *Options) { o.DecoderLRScale = math.NaN() }, "decoder learning-rate scale NaN is not a finite number"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := DefaultOptions()
@@ -183,13 +294,28 @@ func TestOtherCorpusRejected(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = Resume(opt.Checkpoint, other, corpus.PaperSplit(other), Options{})
-	if err == nil || !strings.Contains(err.Error(), "vocabulary of 150 words and the corpus 200") {
-		t.Errorf("resume on another vocabulary: got %v", err)
+	var mismatch *corpus.MismatchError
+	if !errors.As(err, &mismatch) || !strings.Contains(err.Error(), "vocabulary: 150 words, here 200") || !strings.Contains(err.Error(), "documents: 200 documents, here 120") {
+		t.Errorf("resume on another corpus: got %v", err)
+	}
+	// The same documents split otherwise are another corpus too (the
+	// split is part of what the model was trained on).
+	_, err = Resume(opt.Checkpoint, g, corpus.RandomSplit(g, 5), Options{})
+	if !errors.As(err, &mismatch) || !strings.Contains(err.Error(), "split: as many training/validation/test documents (160/16/40), but other ones") {
+		t.Errorf("resume with another split: got %v", err)
+	}
+	// A model trains only on the vocabulary it was built for.
+	m, err := model.New(cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(m, other, corpus.PaperSplit(other), opt); err == nil || !strings.Contains(err.Error(), "vocabulary of 150 words and the corpus 200") {
+		t.Errorf("new trainer on another vocabulary: got %v", err)
 	}
 
 	sup := cfg
 	sup.Supervised = true
-	m, err := model.New(sup, 1)
+	m, err = model.New(sup, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

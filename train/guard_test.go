@@ -44,6 +44,7 @@ func poison(t *testing.T, tr *Trainer, name string, step int64, times int) *int 
 // reports the first non-finite value.
 func checkpointFinite(t *testing.T, dir string) {
 	t.Helper()
+	dir = newestGeneration(t, dir)
 	for _, f := range []string{model.WeightsFile, optimizerFile, bestFile} {
 		ts, _, err := safetensors.ReadFile(filepath.Join(dir, f))
 		if err != nil {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 
@@ -155,4 +157,43 @@ func firstNonFinite(ts map[string][]float32) string {
 		}
 	}
 	return ""
+}
+
+// newestGeneration returns the directory of the newest complete generation
+// of a checkpoint directory.
+func newestGeneration(t testing.TB, dir string) string {
+	t.Helper()
+	gens, _, _, err := listCheckpoint(dir)
+	if err != nil || len(gens) == 0 {
+		t.Fatalf("no checkpoint generation in %s (%v)", dir, err)
+	}
+	return filepath.Join(dir, gens[len(gens)-1].name)
+}
+
+// generationNames lists a checkpoint directory's complete generations.
+func generationNames(t testing.TB, dir string) []string {
+	t.Helper()
+	gens, _, _, err := listCheckpoint(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, g := range gens {
+		names = append(names, g.name)
+	}
+	return names
+}
+
+// dirNames lists the entries of dir.
+func dirNames(t testing.TB, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return names
 }

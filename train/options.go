@@ -11,7 +11,9 @@ import (
 	"io"
 	"math"
 
+	"github.com/gtformer/gtformer/corpus"
 	"github.com/gtformer/gtformer/internal/phases"
+	"github.com/gtformer/gtformer/model"
 )
 
 // Options are the training hyperparameters (the architecture is in
@@ -120,6 +122,27 @@ type Options struct {
 	// Phases, when set, receives the wall time of each training phase
 	// (features, topic start, cache refresh, steps, validation, growth).
 	Phases *phases.Record `json:"-"`
+
+	// Corpus is the fingerprint of the corpus as the caller read it, its
+	// settings (tokenizer flags and the like) included. New stores it in
+	// the model (config.json), computing one from the corpus and split
+	// without settings when it is nil; Resume refuses a checkpoint that
+	// recorded another.
+	Corpus *corpus.Fingerprint `json:"-"`
+
+	// Flags records how the caller configured the run, by name (gtformer
+	// train stores the value of every flag that changes the numbers), so
+	// that a resumed run can be checked against it. The trainer only saves
+	// it in the checkpoint and gives it back through Resume.
+	Flags map[string]string `json:"flags,omitempty"`
+}
+
+// CheckModel reports options that cannot train a model of configuration c.
+func (o *Options) CheckModel(c *model.Config) error {
+	if o.Nesting != "cache" && c.NestedNeighbors() {
+		return fmt.Errorf("%d hops need the cache nesting (the nested neighbours are read from it), not %q: use --hops 1 with --nesting full", c.Hops, o.Nesting)
+	}
+	return nil
 }
 
 // DefaultSampleDocs is the default SampleDocs: above the 2,222 training
@@ -151,6 +174,14 @@ func (o *Options) Validate() error {
 		if !ok {
 			errs = append(errs, fmt.Errorf(format, a...))
 		}
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"learning rate", o.LR}, {"final learning rate", o.LRFloor}, {"weight decay", o.WeightDecay}, {"clip", o.Clip},
+		{"decoder learning-rate scale", o.DecoderLRScale}, {"topic warm-up learning rate", o.TopicWarmupLR}, {"similarity tracking rate", o.SimilarityTrack}} {
+		// An infinite rate reached the optimiser and panicked there.
+		check(!math.IsNaN(f.v) && !math.IsInf(f.v, 0), "%s %v is not a finite number", f.name, f.v)
 	}
 	check(o.Epochs >= 1, "epochs %d must be positive", o.Epochs)
 	check(o.StopAfter >= 0, "stop after %d epochs: must be non-negative (0 = all)", o.StopAfter)

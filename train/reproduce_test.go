@@ -155,27 +155,25 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 			if ca, cb := curve(t, a.History), curve(t, b.History); ca != cb {
 				t.Errorf("learning curves differ:\n%s\nvs\n%s", ca, cb)
 			}
-			// trainer.json differs only in wall-clock fields; every other
-			// file must be byte-identical.
-			files, err := os.ReadDir(whole.Checkpoint)
-			if err != nil {
-				t.Fatal(err)
+			// The runs keep the same generations. trainer.json differs only
+			// in wall-clock fields (and so the manifest, which hashes it);
+			// every other file must be byte-identical.
+			if ga, gb := generationNames(t, whole.Checkpoint), generationNames(t, parts.Checkpoint); !slices.Equal(ga, gb) || len(ga) != 2 {
+				t.Errorf("generations %v and %v, want the same two", ga, gb)
 			}
-			var names []string
-			for _, f := range files {
-				names = append(names, f.Name())
-			}
-			want := []string{bestFile, bestTreeFile, "config.json", optimizerFile, trainerFile, "tree.json", "weights.safetensors"}
+			wholeGen, partsGen := newestGeneration(t, whole.Checkpoint), newestGeneration(t, parts.Checkpoint)
+			names := dirNames(t, wholeGen)
+			want := []string{bestFile, bestTreeFile, "config.json", manifestFile, optimizerFile, trainerFile, "tree.json", "weights.safetensors"}
 			slices.Sort(want)
 			if !slices.Equal(names, want) {
 				t.Errorf("checkpoint holds %v, want %v", names, want)
 			}
 			for _, name := range names {
-				if name == trainerFile {
+				if name == trainerFile || name == manifestFile {
 					continue
 				}
-				x, err1 := os.ReadFile(filepath.Join(whole.Checkpoint, name))
-				y, err2 := os.ReadFile(filepath.Join(parts.Checkpoint, name))
+				x, err1 := os.ReadFile(filepath.Join(wholeGen, name))
+				y, err2 := os.ReadFile(filepath.Join(partsGen, name))
 				if err1 != nil || err2 != nil {
 					t.Fatal(err1, err2)
 				}

@@ -106,6 +106,9 @@ type Trainer struct {
 	cacheFresh bool
 	best       *snapshot
 	log        io.Writer
+	// sess is this trainer's checkpoint bookkeeping and stop request
+	// (checkpoint.go, interrupt.go).
+	sess session
 
 	// beforeStep, when set (tests only: the NaN guard's test poisons a
 	// parameter through it), runs before each step's forward pass with the
@@ -115,6 +118,10 @@ type Trainer struct {
 	// forward pass.
 	onBatch func(b *model.Batch)
 }
+
+// minVocab is the smallest vocabulary a model trains on: with one word
+// every topic is the same distribution and the topic metrics are undefined.
+const minVocab = 2
 
 // New prepares training: inputs (idf from the training documents), the
 // neighbour sampler and the optimiser. m must be freshly built for g.
@@ -129,6 +136,18 @@ func New(m *model.Model, g *corpus.Graph, s *corpus.Split, opt Options) (*Traine
 	}
 	if m.Cfg.Supervised && (g.Labels == nil || g.NumLabels() != m.Cfg.NumLabels) {
 		return nil, fmt.Errorf("the supervised model has %d labels and the corpus %d: a model trains only on the corpus it was built for", m.Cfg.NumLabels, g.NumLabels())
+	}
+	if len(g.Vocab) < minVocab {
+		return nil, fmt.Errorf("the corpus has a vocabulary of %d word: topics are distributions over words and need at least %d to differ", len(g.Vocab), minVocab)
+	}
+	if err := opt.CheckModel(&m.Cfg); err != nil {
+		return nil, err
+	}
+	if m.Corpus == nil {
+		m.Corpus = opt.Corpus
+		if m.Corpus == nil {
+			m.Corpus = corpus.NewFingerprint(g, s, nil, g.Name)
+		}
 	}
 	stop := opt.Phases.Start("split and sampler")
 	h := s.Holdout(g)
@@ -181,10 +200,26 @@ func New(m *model.Model, g *corpus.Graph, s *corpus.Split, opt Options) (*Traine
 	}
 	if opt.Nesting == "cache" {
 		t.cache = m.NewCache(g.NumDocs())
-	} else if m.Cfg.NestedNeighbors() {
-		return nil, fmt.Errorf("train: %d hops need the cache nesting (the nested neighbours are read from it), not %q: use --hops 1 with --nesting full", m.Cfg.Hops, opt.Nesting)
 	}
 	return t, nil
+}
+
+// refreshCache rebuilds the neighbour cache (cache nesting) from the
+// current weights, as every epoch starts with it: the rows of all training
+// documents, or with StepsPerEpoch those the epoch's batches read (links
+// and nbrTable, k per document, are the epoch's).
+func (t *Trainer) refreshCache(links [][2]int32, nbrTable []int32, k int) {
+	if t.cache == nil {
+		return
+	}
+	defer t.Opt.Phases.Start("cache refresh")()
+	docs := t.H.Train
+	if t.Opt.StepsPerEpoch > 0 {
+		// An epoch of a few hundred steps on a large graph reads a
+		// small part of the cache: refresh only that part.
+		docs = t.readDocs(links, nbrTable, k)
+	}
+	t.Model.RefreshNeighbors(t.cache, t.In, docs, t.trainNeighbors, t.Opt.MaxNbrs, t.Opt.EmbedBatch)
 }
 
 // trainNeighbors lists d's neighbours among the documents training sees
@@ -300,8 +335,12 @@ func (t *Trainer) schedule() optim.Schedule {
 // best validated state. With Opt.StopAfter > 0 it returns after that many
 // epochs of this session and, if Opt.Epochs is not reached yet, leaves the
 // model at its current state (the checkpoint continues from there).
+//
+// Interrupt makes Run return an *Interrupted error once the step in
+// progress is done, after writing a checkpoint of that state (when
+// Opt.Checkpoint is set).
 func (t *Trainer) Run() error {
-	if t.State.Epoch == 0 && t.State.Step == 0 {
+	if !t.sess.resumed && t.State.Epoch == 0 && t.State.Step == 0 {
 		if err := t.initTopics(); err != nil {
 			return err
 		}
@@ -322,8 +361,19 @@ func (t *Trainer) Run() error {
 			fmt.Fprintf(t.log, "stopped after epoch %d of %d as asked (resume to continue)\n", t.State.Epoch, t.Opt.Epochs)
 			return nil
 		}
+		if t.sess.stop.Load() {
+			return t.stopped()
+		}
 		start := t.snapshot()
+		if p := t.sess.part; p != nil {
+			start = p.start // resumed inside this epoch
+		}
+		t.sess.saved = false
 		rec, err := t.epoch()
+		if errors.Is(err, errStopped) {
+			t.sess.part.start = start
+			return t.stopped()
+		}
 		if err != nil {
 			var nf *nonFinite
 			if !errors.As(err, &nf) {
@@ -361,6 +411,7 @@ func (t *Trainer) Run() error {
 			if err := t.SaveCheckpoint(t.Opt.Checkpoint); err != nil {
 				return err
 			}
+			t.sess.saved = true
 		}
 	}
 	if t.best != nil {
@@ -430,16 +481,8 @@ func (t *Trainer) epoch() (*EpochLog, error) {
 	k := t.sampler.K()
 	links := t.epochLinks(e)
 	stop()
-	if t.cache != nil && !t.cacheFresh {
-		stop := t.Opt.Phases.Start("cache refresh")
-		docs := t.H.Train
-		if t.Opt.StepsPerEpoch > 0 {
-			// An epoch of a few hundred steps on a large graph reads a
-			// small part of the cache: refresh only that part.
-			docs = t.readDocs(links, nbrTable, k)
-		}
-		m.RefreshNeighbors(t.cache, t.In, docs, t.trainNeighbors, t.Opt.MaxNbrs, t.Opt.EmbedBatch)
-		stop()
+	if !t.cacheFresh {
+		t.refreshCache(links, nbrTable, k)
 	}
 	t.cacheFresh = false
 	defer t.Opt.Phases.Start("steps")()
@@ -454,7 +497,11 @@ func (t *Trainer) epoch() (*EpochLog, error) {
 	params := m.Params()
 	rec := &EpochLog{Epoch: e + 1}
 	var docs int
-	for lo := 0; lo < len(links); lo += t.Opt.BatchLinks {
+	first := t.resumeInEpoch(rec, &docs, &began)
+	if bar != nil {
+		bar.Add(int64(first))
+	}
+	for lo := first * t.Opt.BatchLinks; lo < len(links); lo += t.Opt.BatchLinks {
 		b := t.batch(links[lo:min(lo+t.Opt.BatchLinks, len(links))], nbrTable, k)
 		tp.Reset()
 		if t.beforeStep != nil {
@@ -503,6 +550,12 @@ func (t *Trainer) epoch() (*EpochLog, error) {
 			}
 			bar.SetFloat("docs/s", float64(docs)/el)
 			bar.Add(1)
+		}
+		if t.sess.stop.Load() && lo+t.Opt.BatchLinks < len(links) {
+			if bar != nil {
+				bar.Finish()
+			}
+			return nil, t.stopInEpoch(lo/t.Opt.BatchLinks+1, rec, docs, began)
 		}
 	}
 	if bar != nil {

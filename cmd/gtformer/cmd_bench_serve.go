@@ -23,6 +23,7 @@ func runBenchServe(args []string, stdout, stderr io.Writer) error {
 	var d dataFlags
 	fs := newFlagSet("bench serve", "--model DIR [--data PATH] [--requests N] [--duration D] [--concurrency C]", stderr)
 	d.registerLoad(fs)
+	allow := fs.Bool("allow-different-corpus", false, "load-test a corpus other than the one the model was trained on (its vocabulary must still be the model's)")
 	dir := fs.String("model", "", "model `DIR` written by gtformer train --out")
 	requests := fs.Int("requests", 2000, "requests per endpoint at most")
 	duration := fs.Duration("duration", 30*time.Second, "time per endpoint at most")
@@ -48,7 +49,8 @@ machine: figures from a busy one are not comparable.`)
 	if *requests < 1 || *duration <= 0 || *conc < 1 || *batch < 1 {
 		return usagef("--requests, --duration, --concurrency and --embed-batch must be positive")
 	}
-	m, _, g, err := loadModelAndCorpus(*dir, &d)
+	// The documents' embeddings do not depend on the split.
+	m, _, g, _, err := loadModelAndCorpus(*dir, &d, *allow, stderr, "split")
 	if err != nil {
 		return err
 	}

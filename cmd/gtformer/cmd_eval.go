@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/gtformer/gtformer/corpus"
 	"github.com/gtformer/gtformer/evaluate"
@@ -30,13 +31,16 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("eval", "--model DIR [--data PATH]", stderr)
 	d.register(fs)
 	dir := fs.String("model", "", "model `DIR` written by gtformer train --out")
-	out := fs.String("out", "", "where to write metrics.json (default: the model directory)")
-	k := fs.Int("k", 5, "kNN neighbours")
+	out := fs.String("out", "", "`DIR` to write "+outputs.EvalFile+" into (default: the model directory; training's metrics.json is never replaced)")
+	k := fs.Int("k", 5, "kNN neighbours (at most the number of training documents)")
+	allow := fs.Bool("allow-different-corpus", false, "evaluate on a corpus other than the one the model was trained on (its vocabulary must still be the model's)")
 	describe(fs, stderr, "--model DIR [--data PATH] [--out DIR]", `
-Embeds the corpus the model was trained on (same --data and split flags),
-scores the test split by the paper's protocol (kNN Micro-/Macro-F1, the
-supervised head, link AUC, log-perplexity, NPMI, diversity) and prints a table
-and writes metrics.json.`)
+Embeds the corpus the model was trained on (same --data and corpus flags:
+the model records the corpus's fingerprint and refuses another, naming what
+differs), scores the test split by the paper's protocol (kNN Micro-/Macro-F1,
+the supervised head, link AUC, log-perplexity, NPMI, diversity), prints a
+table and writes `+outputs.EvalFile+` (never over the training run's
+metrics.json).`)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -49,11 +53,13 @@ and writes metrics.json.`)
 	if *k < 1 {
 		return usagef("--k must be positive")
 	}
-	m, seed, g, err := loadModelAndCorpus(*dir, &d)
+	m, seed, g, s, err := loadModelAndCorpus(*dir, &d, *allow, stderr)
 	if err != nil {
 		return err
 	}
-	s := d.makeSplit(g)
+	if *k > len(s.Train) {
+		return usagef("--k %d: the kNN classifier is fitted on the %d training documents, so k can be at most %d", *k, len(s.Train), len(s.Train))
+	}
 	res := evaluate.Run(m, g, s, m.Inputs(g, s.TrainNeighbors32), evaluate.Options{K: *k})
 	met := outputs.Metrics{Dataset: datasetName(g.Name, d.path), Seed: seed, Supervised: m.Cfg.Supervised, BLAS: tensor.BLASName(), Test: res.Test, Topics: res.Topics}
 	if *out == "" {
@@ -62,18 +68,25 @@ and writes metrics.json.`)
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
-	if err := outputs.WriteMetrics(filepath.Join(*out, "metrics.json"), met); err != nil {
+	if err := outputs.WriteMetrics(filepath.Join(*out, outputs.EvalFile), met); err != nil {
 		return err
 	}
 	printMetrics(stdout, res)
+	fmt.Fprintf(stdout, "written to %s\n", filepath.Join(*out, outputs.EvalFile))
 	return nil
 }
 
 // writeCurves draws the learning curves of a run as curves.png and
-// curves.svg in dir.
+// curves.svg in dir (none without a learning curve).
 func writeCurves(dir, title string, h []train.EpochLog) error {
+	_, err := drawCurves(dir, title, h)
+	return err
+}
+
+// drawCurves is writeCurves; drew says whether there was a curve to draw.
+func drawCurves(dir, title string, h []train.EpochLog) (drew bool, err error) {
 	if len(h) == 0 {
-		return nil
+		return false, nil
 	}
 	c := plots.Curves{Title: title}
 	var graph, topic, sup, total, f1, supF1, auc []float64
@@ -100,9 +113,9 @@ func writeCurves(dir, title string, h []train.EpochLog) error {
 	}
 	fig, err := plots.LearningCurves(c)
 	if err != nil {
-		return fmt.Errorf("learning curves: %w", err)
+		return false, fmt.Errorf("learning curves: %w", err)
 	}
-	return fig.Save(filepath.Join(dir, "curves"))
+	return true, fig.Save(filepath.Join(dir, "curves"))
 }
 
 func valueOrNaN(p *float64) float64 {
@@ -112,39 +125,70 @@ func valueOrNaN(p *float64) float64 {
 	return *p
 }
 
-// loadModelAndCorpus loads a saved model and the corpus the data flags name,
-// and checks that the corpus uses the model's vocabulary (word ids into the
-// same voc.txt) and that the weights carry the training idf.
-func loadModelAndCorpus(dir string, d *dataFlags) (*model.Model, uint64, *corpus.Graph, error) {
+// loadModelAndCorpus loads a saved model and the corpus and split the data
+// flags name, and checks that the corpus is the one the model was trained
+// on: its fingerprint against the one config.json records (a usage error
+// naming what differs, or with allow a note on stderr; ignore leaves out
+// what does not matter to the caller, as "split" for embedding), that it
+// uses the model's vocabulary (word ids into the same voc.txt), and that
+// the weights carry the training idf.
+func loadModelAndCorpus(dir string, d *dataFlags, allow bool, stderr io.Writer, ignore ...string) (*model.Model, uint64, *corpus.Graph, *corpus.Split, error) {
 	m, seed, err := model.Load(dir)
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, 0, nil, nil, err
 	}
 	g, err := d.load()
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, 0, nil, nil, err
+	}
+	s := d.makeSplit(g)
+	var note string // said once nothing else is wrong
+	if m.Corpus == nil {
+		note = fmt.Sprintf("note: %s records no corpus fingerprint (a model saved before models recorded one, or never trained): the corpus cannot be checked", filepath.Join(dir, model.ConfigFile))
+	} else {
+		fp := d.fingerprint(g, s)
+		if slices.Contains(ignore, "split") {
+			// The split's flags do not matter either: take the model's.
+			for _, key := range []string{"split", "split-seed"} {
+				if v, ok := m.Corpus.Settings[key]; ok {
+					fp.Settings[key] = v
+				} else {
+					delete(fp.Settings, key)
+				}
+			}
+		}
+		if err := m.Corpus.Check(fp, ignore...); err != nil {
+			if !allow {
+				return nil, 0, nil, nil, usagef("%v; give the corpus and corpus flags the model was trained with, or --allow-different-corpus", err)
+			}
+			note = fmt.Sprintf("note (--allow-different-corpus): %v", err)
+		}
 	}
 	if len(g.Vocab) != m.Cfg.Vocab {
-		return nil, 0, nil, fmt.Errorf("%s has %d words, the model was trained on %d: use the corpus the model was trained on (its voc.txt)", d.source(), len(g.Vocab), m.Cfg.Vocab)
+		return nil, 0, nil, nil, fmt.Errorf("%s has %d words, the model was trained on %d: use the corpus the model was trained on (its voc.txt)", d.source(), len(g.Vocab), m.Cfg.Vocab)
 	}
 	if m.IDF == nil {
-		return nil, 0, nil, fmt.Errorf("%s: the weights carry no idf buffer", dir)
+		return nil, 0, nil, nil, fmt.Errorf("%s: the weights carry no idf buffer", dir)
 	}
-	return m, seed, g, nil
+	if note != "" {
+		fmt.Fprintln(stderr, note)
+	}
+	return m, seed, g, s, nil
 }
 
 // writeMap lays out the test documents by t-SNE of their tangent vectors
 // log_o d (Euclidean distances there are the model's geometry seen from the
 // origin) and draws them coloured by label, as map.png and map.svg in dir.
-// Corpora without labels or with too few test documents get no map.
+// Corpora without labels or with too few test documents get no map; drew
+// says whether there is one.
 // mapDocs caps the documents of the document map: exact t-SNE needs N²
 // float64 affinities (72 MB and about 12 s on two cores for 3000), so a
 // larger test split is shown by an evenly spaced sample of that many.
 const mapDocs = 3000
 
-func writeMap(dir, title string, g *corpus.Graph, s *corpus.Split, emb *model.Embeddings, seed uint64) error {
+func writeMap(dir, title string, g *corpus.Graph, s *corpus.Split, emb *model.Embeddings, seed uint64) (drew bool, err error) {
 	if g.Labels == nil || len(s.Test) < 10 {
-		return nil
+		return false, nil
 	}
 	n := emb.Width
 	docs := s.Test
@@ -166,11 +210,11 @@ func writeMap(dir, title string, g *corpus.Graph, s *corpus.Split, emb *model.Em
 	cfg := tsne.Config{Seed: seed, Perplexity: math.Min(30, float64(len(docs)-2)/3)}
 	res, err := tsne.Embed32(x, len(docs), n, cfg)
 	if err != nil {
-		return fmt.Errorf("document map: %w", err)
+		return false, fmt.Errorf("document map: %w", err)
 	}
 	fig, err := plots.DocumentMap(plots.Map{Title: title, XY: res.Y, Labels: labels, LabelNames: g.LabelNames})
 	if err != nil {
-		return fmt.Errorf("document map: %w", err)
+		return false, fmt.Errorf("document map: %w", err)
 	}
-	return fig.Save(filepath.Join(dir, "map"))
+	return true, fig.Save(filepath.Join(dir, "map"))
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// TestEval: eval of a saved model on its corpus writes metrics.json with the
+// TestEval: eval of a saved model on its corpus writes eval.json with the
 // test metrics and prints the table; usage mistakes exit 2.
 func TestEval(t *testing.T) {
 	dir, _ := untrainedModelDir(t)
@@ -20,7 +20,7 @@ func TestEval(t *testing.T) {
 	if !strings.Contains(stdout, "kNN Micro-F1") {
 		t.Errorf("no metrics table in %q", stdout)
 	}
-	raw, err := os.ReadFile(filepath.Join(out, "metrics.json"))
+	raw, err := os.ReadFile(filepath.Join(out, "eval.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

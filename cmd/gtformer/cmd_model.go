@@ -46,7 +46,7 @@ top-10 words, those that its parent's top 10 also holds last, after "·".
 	if *dir == "" {
 		return usagef("--model is required")
 	}
-	path := filepath.Join(*dir, "topics.json")
+	path := filepath.Join(*dir, outputs.TopicsFile)
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return err
@@ -74,14 +74,17 @@ func runEmbed(args []string, stdout, stderr io.Writer) error {
 	topicsOut := fs.String("topics-out", "", "optional `FILE` for the documents' topic distributions θ (.npy, float32 (N, T))")
 	batch := fs.Int("batch", 128, "documents per inference batch")
 	maxNbrs := fs.Int("max-nbrs", 64, "neighbours a document aggregates at most")
-	newDocs := fs.String("new", "", "JSON Lines `FILE` of new documents ({\"id\", \"text\", \"links\"}) to embed instead, linked to the corpus's documents (by id, or by line number for a folder corpus) or to each other")
+	newDocs := fs.String("new", "", "JSON Lines `FILE` of new documents ({\"id\", \"text\", \"links\"}; a \"label\" is accepted and not used) to embed instead, linked to the corpus's documents (by id, or for a folder corpus by 0-based document id, the line of contents.txt counted from 0) or to each other; a new id must not be a corpus document's")
+	allow := fs.Bool("allow-different-corpus", false, "embed a corpus other than the one the model was trained on (its vocabulary must still be the model's)")
 	describe(fs, stderr, "--model DIR --data PATH [--new FILE.jsonl] --out FILE", `
-Embeds every document of a corpus that uses the model's vocabulary (word ids
-into the same voc.txt), each through its links to the corpus's other
-documents, and writes the hyperboloid coordinates as .npy. With --new, embeds
-only the new documents of a JSON Lines file instead: their text is tokenized
-into the model's vocabulary (unknown words dropped) and each aggregates the
-documents it links to. Rows follow the documents' order.`)
+Embeds every document of the corpus the model was trained on (same --data
+and corpus flags: the model records the corpus's fingerprint and refuses
+another, naming what differs, unless --allow-different-corpus), each through
+its links to the corpus's other documents, and writes the hyperboloid
+coordinates as .npy. With --new, embeds only the new documents of a JSON
+Lines file instead: their text is tokenized into the model's vocabulary
+(unknown words dropped) and each aggregates the documents it links to. Rows
+follow the documents' order.`)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -96,7 +99,8 @@ documents it links to. Rows follow the documents' order.`)
 	if *batch < 1 || *maxNbrs < 1 {
 		return usagef("--batch and --max-nbrs must be positive, got %d and %d", *batch, *maxNbrs)
 	}
-	m, _, g, err := loadModelAndCorpus(*dir, &d)
+	// An embedding does not depend on the split.
+	m, _, g, _, err := loadModelAndCorpus(*dir, &d, *allow, stderr, "split")
 	if err != nil {
 		return err
 	}

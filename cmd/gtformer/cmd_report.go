@@ -19,6 +19,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	var d dataFlags
 	fs := newFlagSet("report", "--model DIR [--data PATH] --out FILE.html", stderr)
 	d.registerLoad(fs)
+	allow := fs.Bool("allow-different-corpus", false, "report on a corpus other than the one the model was trained on (its vocabulary must still be the model's)")
 	dir := fs.String("model", "", "model `DIR` written by gtformer train --out")
 	out := fs.String("out", "", "the HTML `FILE` to write (an existing file is replaced only if it is a gtformer report)")
 	def := explore.DefaultReportOptions()
@@ -42,7 +43,8 @@ needs gtformer serve. The file is written atomically.`)
 	if *maxDocs < 1 {
 		return usagef("--max-docs must be positive, got %d", *maxDocs)
 	}
-	m, _, g, err := loadModelAndCorpus(*dir, &d)
+	// The documents' embeddings do not depend on the split.
+	m, _, g, _, err := loadModelAndCorpus(*dir, &d, *allow, stderr, "split")
 	if err != nil {
 		return err
 	}

@@ -26,6 +26,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	var d dataFlags
 	fs := newFlagSet("serve", "--model DIR [--data PATH] [--addr 127.0.0.1:8080]", stderr)
 	d.registerLoad(fs)
+	allow := fs.Bool("allow-different-corpus", false, "serve a corpus other than the one the model was trained on (its vocabulary must still be the model's)")
 	dir := fs.String("model", "", "model `DIR` written by gtformer train --out")
 	addr := fs.String("addr", "127.0.0.1:8080", "`HOST:PORT` to listen on; the default binds to this machine only (port 0: any free port)")
 	def := serve.DefaultOptions()
@@ -58,7 +59,8 @@ SIGTERM stops the server gracefully.`)
 	// early Ctrl-C still ends the command through the same path.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	m, _, g, err := loadModelAndCorpus(*dir, &d)
+	// The documents' embeddings do not depend on the split.
+	m, _, g, _, err := loadModelAndCorpus(*dir, &d, *allow, stderr, "split")
 	if err != nil {
 		return err
 	}

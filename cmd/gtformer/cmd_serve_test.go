@@ -51,7 +51,7 @@ func TestServeEmbedSameAsEmbedNew(t *testing.T) {
 	// The server as gtformer serve builds it.
 	var d dataFlags
 	d.registerLoad(flag.NewFlagSet("serve", flag.ContinueOnError)) // the defaults
-	m, _, g, err := loadModelAndCorpus(dir, &d)
+	m, _, g, _, err := loadModelAndCorpus(dir, &d, false, io.Discard, "split")
 	if err != nil {
 		t.Fatal(err)
 	}

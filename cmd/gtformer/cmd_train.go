@@ -1,11 +1,14 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/gtformer/gtformer/corpus"
@@ -65,22 +68,10 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.MLPHidden, "mlp", c.MLPHidden, "feed-forward width")
 	fs.IntVar(&c.MaxLen, "max-len", c.MaxLen, "word tokens kept per document")
 	fs.StringVar(&c.Truncate, "truncate", c.Truncate, "which words a long document keeps: head or tfidf")
-	var dropout float64 = float64(c.Dropout)
-	fs.Func("dropout", fmt.Sprintf("dropout rate (default %g)", c.Dropout), func(s string) error {
-		_, err := fmt.Sscan(s, &dropout)
-		c.Dropout = float32(dropout)
-		return err
-	})
+	fs.Var(float32Value{&c.Dropout}, "dropout", "dropout rate, a `float` in [0, 1)")
 	fs.StringVar(&c.Geometry, "geometry", c.Geometry, "hyperbolic or euclidean (ablation)")
 	fs.Float64Var(&c.Curvature, "curvature", c.Curvature, "K: the hyperboloid has curvature −1/K")
-	fs.Func("init-scale", "initial scale s before exp_o (default 1/√width: documents start at distance ≈ 1 from the origin)", func(v string) error {
-		var x float64
-		if _, err := fmt.Sscan(v, &x); err != nil {
-			return err
-		}
-		c.InitScale = float32(x)
-		return nil
-	})
+	fs.Var(float32Value{&c.InitScale}, "init-scale", "initial scale s before exp_o, a `float` (0: 1/√width, so documents start at distance ≈ 1 from the origin)")
 	fs.StringVar(&c.Features, "features", c.Features, "[CLS] start: tfidf (projection of the document's tf-idf vector) or none")
 	fs.IntVar(&c.FeatureHops, "feature-hops", c.FeatureHops, "graph-propagated [CLS] features: the document's latent-semantic tf-idf averaged over 0..K hops of its links (0: none)")
 	fs.IntVar(&c.FeatureDim, "feature-dim", c.FeatureDim, "dimensions of the latent semantic basis of --feature-hops (0: the width)")
@@ -102,7 +93,7 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&c.Tree.SAdd, "s-add", c.Tree.SAdd, "share above which a non-leaf topic gets a new child")
 	fs.Float64Var(&c.Tree.SPrune, "s-prune", c.Tree.SPrune, "subtree share below which a topic is pruned")
 	fs.Float64Var(&c.Tree.FDRadius, "fd-radius", c.Tree.FDRadius, "r in the document-topic similarity σ = 1/(1+exp((d² − r)/t)) (0: the paper's form, σ ≤ 1/2; HGCN uses 2; --topic-init fit sets it from the data)")
-	fs.Float64Var(&c.Tree.FDTemp, "fd-temp", 1, "t in the document-topic similarity σ = 1/(1+exp((d² − r)/t)) (1: the paper's form; --topic-init fit sets it from the data)")
+	fs.Float64Var(&c.Tree.FDTemp, "fd-temp", 1, "t in the document-topic similarity σ = 1/(1+exp((d² − r)/t)) (1: the paper's form; 0 also means 1; --topic-init fit sets it from the data)")
 	fs.Float64Var(&c.Tree.FDContrast, "fd-contrast", c.Tree.FDContrast, "with --topic-init fit: the similarity σ that the calibration of r and t gives a document at the typical distance from its own leaf (1 − σ from the others); higher commits documents more sharply to one path (0: 0.95)")
 	fs.StringVar(&c.Tree.PruneBy, "prune-by", c.Tree.PruneBy, "what growth compares with --s-prune: subtree (the topic's and its descendants' share of the words, the paper) or path (the share of the words whose document's path runs through the topic)")
 	fs.Float64Var(&c.Tree.Tau, "tau", c.Tree.Tau, "depth temperature base τ: topic t's word distribution is softmax(U·log_o z_t / τ^(1/(level+1))), flattest at the root")
@@ -146,7 +137,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	d.register(fs)
 	mf.register(fs)
 	out := fs.String("out", "gtformer-out", "output `DIR`: topics.json, topics.txt, doc_embeddings.npy, doc_topics.npy, metrics.json, weights, checkpoint/")
-	resume := fs.Bool("resume", false, "continue from DIR/checkpoint (same data and flags)")
+	resume := fs.Bool("resume", false, "continue from DIR/checkpoint: give the same --data and corpus flags; flags that change the numbers may be left out (the run's are used) but not changed, except --epochs")
 	quiet := fs.Bool("quiet", false, "no progress bar, only the result")
 	validOnly := fs.Bool("valid-only", false, "never read the test split: after training, write valid.json (the learning curve, the kept epoch's validation metrics and the topics' quality on the training documents) and topics.txt, and nothing else; for choosing settings")
 	describe(fs, stderr, "[--data PATH] [--out DIR] [--seed N] [--supervised] [flags]", `
@@ -154,7 +145,9 @@ Trains GTFormer: a topic tree embedded by a hyperbolic doubly-recurrent
 network, hyperbolic graph attention, and a transformer that sees both in
 every layer. With no --data it trains on the built-in synthetic corpus.
 Prints the learned topic tree and the test metrics; writes the outputs to
---out, and a checkpoint after every epoch to --out/checkpoint.`)
+--out, and a checkpoint after every epoch to --out/checkpoint. Ctrl-C
+(SIGINT) or SIGTERM finishes the current step, writes a checkpoint, prints
+the command that continues the run, and exits 130 (143 for SIGTERM).`)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -168,6 +161,10 @@ Prints the learned topic tree and the test metrics; writes the outputs to
 	if err := opt.Validate(); err != nil {
 		return usagef("%v", err)
 	}
+	if err := opt.CheckModel(&cfg); err != nil {
+		return usagef("%v", err)
+	}
+	opt.Flags = recordFlags(fs, numberFlags())
 	ph := phases.New()
 	opt.Phases = ph
 	stop := ph.Start("load")
@@ -178,11 +175,17 @@ Prints the learned topic tree and the test metrics; writes the outputs to
 	}
 	stop = ph.Start("split and sampler")
 	s := d.makeSplit(g)
+	opt.Corpus = d.fingerprint(g, s)
 	stop()
 	cfg.Vocab = len(g.Vocab)
 	cfg.NumLabels = g.NumLabels()
 	if cfg.Supervised && g.Labels == nil {
 		return usagef("--supervised needs labels, and %s has none", d.source())
+	}
+	if cfg.Vocab < 2 {
+		// Found before training: one word makes every topic the same and
+		// the topic metrics undefined.
+		return usagef("%s has a vocabulary of %d word (--min-df %d, --max-df %g, --max-vocab %d for JSON Lines): a topic model needs at least 2", d.source(), cfg.Vocab, d.minDF, d.maxDF, d.maxVocab)
 	}
 	log := stderr
 	if *quiet {
@@ -196,9 +199,12 @@ Prints the learned topic tree and the test metrics; writes the outputs to
 	if *resume {
 		tr, err = train.Resume(opt.Checkpoint, g, s, opt)
 		if err != nil {
+			return resumeError(err)
+		}
+		if err := checkResumeFlags(fs, tr, log); err != nil {
 			return err
 		}
-		fmt.Fprintf(log, "resuming %s after epoch %d\n", opt.Checkpoint, tr.State.Epoch)
+		fmt.Fprintf(log, "resuming %s after step %d (epoch %d of %d done)\n", opt.Checkpoint, tr.State.Step, tr.State.Epoch, tr.Opt.Epochs)
 	} else {
 		m, err := model.New(cfg, opt.Seed)
 		if err != nil {
@@ -227,12 +233,22 @@ Prints the learned topic tree and the test metrics; writes the outputs to
 	}
 	fmt.Fprintf(log, "training on %s: %d documents, %d training links (%d validation documents and their links held out), %s BLAS\n", d.source(), g.NumDocs(), len(tr.H.TrainLinks), len(s.Valid), tensor.BLASName())
 	began := time.Now()
-	if err := tr.Run(); err != nil {
+	stopSignals, signalled := watchSignals(tr, stderr)
+	err = tr.Run()
+	stopSignals()
+	var stopped *train.Interrupted
+	if errors.As(err, &stopped) {
+		return interrupted(stopped, signalled(), args)
+	}
+	if err != nil {
 		return err
 	}
 	secs := time.Since(began).Seconds()
 	if *validOnly {
-		return writeValidOnly(*out, stdout, tr, g, datasetName(g.Name, d.path), trainSeconds(tr.History, secs))
+		if err := writeValidOnly(*out, stdout, tr, g, datasetName(g.Name, d.path), trainSeconds(tr.History, secs)); err != nil {
+			return err
+		}
+		return removeStale(*out, []string{outputs.ValidFile, outputs.TopicsTextFile}, log)
 	}
 	res := evaluate.Run(tr.Model, g, s, tr.In, evaluate.Options{MaxNbrs: opt.MaxNbrs, EmbedBatch: opt.EmbedBatch, Phases: ph})
 	var dps float64
@@ -260,19 +276,30 @@ Prints the learned topic tree and the test metrics; writes the outputs to
 		return err
 	}
 	stop = ph.Start("plots")
-	err = writeCurves(*out, fmt.Sprintf("%s, seed %d", met.Dataset, opt.Seed), tr.History)
-	if err == nil {
-		err = writeMap(*out, fmt.Sprintf("%s test documents (t-SNE of log_o d), seed %d", met.Dataset, opt.Seed), g, s, res.Emb, opt.Seed)
+	written := slices.Clone(outputs.WriteFiles)
+	drew, err := drawCurves(*out, fmt.Sprintf("%s, seed %d", met.Dataset, opt.Seed), tr.History)
+	if err != nil {
+		return err
 	}
+	if drew {
+		written = append(written, "curves.png", "curves.svg")
+	}
+	drew, err = writeMap(*out, fmt.Sprintf("%s test documents (t-SNE of log_o d), seed %d", met.Dataset, opt.Seed), g, s, res.Emb, opt.Seed)
 	stop()
 	if err != nil {
 		return err
+	}
+	if drew {
+		written = append(written, "map.png", "map.svg")
 	}
 	// metrics.json again, now with every phase's time (outputs and plots
 	// included).
 	met.Test, met.Topics = res.Test, res.Topics
 	met.Phases = ph.Seconds()
-	if err := outputs.WriteMetrics(filepath.Join(*out, "metrics.json"), met); err != nil {
+	if err := outputs.WriteMetrics(filepath.Join(*out, outputs.MetricsFile), met); err != nil {
+		return err
+	}
+	if err := removeStale(*out, written, log); err != nil {
 		return err
 	}
 	ph.Print(log)
@@ -285,6 +312,17 @@ Prints the learned topic tree and the test metrics; writes the outputs to
 	}
 	fmt.Fprintf(stdout, "outputs in %s (%.0f s of training)\n", *out, secs)
 	return nil
+}
+
+// removeStale removes from dir an earlier run's files that this run, which
+// wrote written, did not write: they would sit beside its outputs as if
+// they were its own.
+func removeStale(dir string, written []string, log io.Writer) error {
+	removed, err := outputs.RemoveStale(dir, written)
+	if len(removed) > 0 {
+		fmt.Fprintf(log, "removed %s of an earlier run from %s\n", strings.Join(removed, ", "), dir)
+	}
+	return err
 }
 
 // trainSeconds sums the epochs' times (across resumed sessions).
@@ -339,6 +377,9 @@ type ValidReport struct {
 	History      []train.EpochLog `json:"history"`
 	Config       model.Config     `json:"config"`
 	Options      train.Options    `json:"options"`
+	// Notes name the metrics that are undefined for this corpus and
+	// model, written as null.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // writeValidOnly writes valid.json and topics.txt of a --valid-only run: the
@@ -350,7 +391,12 @@ func writeValidOnly(dir string, stdout io.Writer, tr *train.Trainer, g *corpus.G
 		History: tr.History, Config: tr.Model.Cfg, Options: tr.Opt}
 	rep.KeptEpoch, rep.Valid = tr.Kept()
 	rep.Topics = evaluate.TopicQuality(tr.Model, g, tr.H, emb, tr.In.Len)
-	if err := atomicfile.WriteJSON(filepath.Join(dir, "valid.json"), rep); err != nil {
+	notes, err := outputs.UndefinedNotes(rep)
+	if err != nil {
+		return fmt.Errorf("%s: %w", outputs.ValidFile, err)
+	}
+	rep.Notes = notes
+	if err := outputs.WriteJSON(filepath.Join(dir, outputs.ValidFile), rep); err != nil {
 		return err
 	}
 	theta := make([]float32, 0, len(tr.H.Train)*emb.Topics)
@@ -360,7 +406,7 @@ func writeValidOnly(dir string, stdout io.Writer, tr *train.Trainer, g *corpus.G
 		lens = append(lens, tr.In.Len[d])
 	}
 	topics := outputs.Topics(tr.Model, g, theta, lens)
-	if err := atomicfile.WriteFile(filepath.Join(dir, "topics.txt"), func(w io.Writer) error {
+	if err := atomicfile.WriteFile(filepath.Join(dir, outputs.TopicsTextFile), func(w io.Writer) error {
 		return outputs.WriteTopicsText(w, topics, outputs.TextOptions{})
 	}); err != nil {
 		return err

@@ -3,6 +3,8 @@ package main
 import (
 	"flag"
 	"fmt"
+	"os"
+	"strconv"
 
 	"github.com/gtformer/gtformer/corpus"
 	"github.com/gtformer/gtformer/corpus/synth"
@@ -123,6 +125,34 @@ func (d *dataFlags) makeSplit(g *corpus.Graph) *corpus.Split {
 func (d *dataFlags) knnExact(g *corpus.Graph) (exact bool, work int64) {
 	work = corpus.KNNWork(g)
 	return work <= d.knnBudget, work
+}
+
+// fingerprint identifies g split by s as these flags read it: the corpus
+// content, and the settings that shaped it (the split; the tokenizer's
+// limits for a JSON Lines file; the induced links' flags; the stress
+// variants'), by flag name.
+func (d *dataFlags) fingerprint(g *corpus.Graph, s *corpus.Split) *corpus.Fingerprint {
+	set := map[string]string{"split": d.split}
+	if d.split == "random" || d.dropLinks > 0 {
+		set["split-seed"] = strconv.FormatUint(d.splitSeed, 10)
+	}
+	if fi, err := os.Stat(d.path); d.path != "" && err == nil && !fi.IsDir() {
+		set["min-df"] = strconv.Itoa(d.minDF)
+		set["max-df"] = strconv.FormatFloat(d.maxDF, 'g', -1, 64)
+		set["max-vocab"] = strconv.Itoa(d.maxVocab)
+	}
+	if g.LinksInduced {
+		set["knn-links"] = "true"
+		set["knn-k"] = strconv.Itoa(d.knnK)
+		set["knn-budget"] = strconv.FormatInt(d.knnBudget, 10)
+	}
+	if d.dropLinks > 0 {
+		set["drop-links"] = strconv.FormatFloat(d.dropLinks, 'g', -1, 64)
+	}
+	if d.cutWords > 0 {
+		set["cut-words"] = strconv.Itoa(d.cutWords)
+	}
+	return corpus.NewFingerprint(g, s, set, d.source())
 }
 
 // source describes where the corpus comes from, for messages.

@@ -7,8 +7,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -52,7 +54,9 @@ func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 }
 
 // parseFlags parses args and turns flag errors into usage errors; -h prints
-// help and reports flag.ErrHelp, which main turns into exit 0.
+// help and reports flag.ErrHelp, which main turns into exit 0. A float flag
+// given NaN or an infinity is a usage error too: no setting means either,
+// and an infinite learning rate once reached the optimiser and panicked.
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -60,14 +64,70 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		}
 		return usageError{err.Error()}
 	}
+	var bad error
+	fs.Visit(func(f *flag.Flag) {
+		g, ok := f.Value.(flag.Getter)
+		if !ok || bad != nil {
+			return
+		}
+		var x float64
+		switch v := g.Get().(type) {
+		case float64:
+			x = v
+		case float32:
+			x = float64(v)
+		default:
+			return
+		}
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			bad = usagef("--%s %s: not a finite number", f.Name, f.Value)
+		}
+	})
+	return bad
+}
+
+// float32Value is a float32 flag (flag has none); Get makes it visible to
+// parseFlags's finite check.
+type float32Value struct{ p *float32 }
+
+func (v float32Value) String() string {
+	if v.p == nil {
+		return "0"
+	}
+	return strconv.FormatFloat(float64(*v.p), 'g', -1, 32)
+}
+
+func (v float32Value) Set(s string) error {
+	x, err := strconv.ParseFloat(s, 32)
+	if err != nil {
+		return errors.New("parse error")
+	}
+	*v.p = float32(x)
 	return nil
 }
+
+func (v float32Value) Get() any { return *v.p }
+
+// exitError carries an exit status of its own (128 + the signal for an
+// interrupted run, as shells report a process ended by that signal).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e exitError) Error() string { return e.err.Error() }
+func (e exitError) Unwrap() error { return e.err }
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 // run dispatches to a subcommand and returns the process exit code.
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	if len(args) == 0 {
+		// No command is a usage mistake: the overview goes where errors go.
+		printOverview(stderr)
+		return 2
+	}
+	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		printOverview(stdout)
 		return 0
 	}
@@ -84,6 +144,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if c == nil {
 		if group := groupCommands(args[0]); len(group) > 0 {
+			if len(args) >= 2 && (args[1] == "-h" || args[1] == "--help" || args[1] == "help") {
+				fmt.Fprintf(stdout, "usage: gtformer %s <subcommand> [flags]   (gtformer %s <subcommand> -h for its flags)\n\nsubcommands:\n", args[0], args[0])
+				for _, name := range group {
+					fmt.Fprintf(stdout, "  %-16s %s\n", name, commands[name].summary)
+				}
+				return 0
+			}
 			fmt.Fprintf(stderr, "gtformer %s: expected a subcommand: %s\n", args[0], strings.Join(group, ", "))
 			return 2
 		}
@@ -92,9 +159,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	err := c.run(rest, stdout, stderr)
 	var ue usageError
+	var ee exitError
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return 0
+	case errors.As(err, &ee):
+		fmt.Fprintf(stderr, "gtformer %s: %v\n", c.name, err)
+		return ee.code
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "gtformer %s: %v\n", c.name, err)
 		return 2
