@@ -1,19 +1,255 @@
 package tensor
 
 import (
+	"fmt"
+	"os"
 	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/blas/gonum"
+
+	"github.com/gtformer/gtformer/tensor/internal/blaslib"
+	"github.com/gtformer/gtformer/tensor/internal/gemm"
 )
 
-// blasName names the blas32 implementation in use; blas_openblas.go replaces
-// it under the openblas build tag.
-var blasName = "gonum"
+// Matrix products run on one of several paths, chosen once per process:
+//
+//   - "openblas-runtime": OpenBLAS loaded at run time (package blaslib; no
+//     cgo), when the machine has it;
+//   - "go-avx512", "go-avx2": the package's own packed sgemm with an
+//     assembly micro-kernel (package gemm), by CPU feature;
+//   - "gonum": gonum's pure-Go blas32, on other architectures;
+//   - "blas-runtime": a BLAS library that is not OpenBLAS, only when named
+//     by GTFORMER_BLAS_LIB.
+//
+// The environment steers the choice: GTFORMER_BLAS=auto (the default) takes
+// OpenBLAS when found and the fastest Go path otherwise, GTFORMER_BLAS=go
+// the fastest Go path, and any path name that path; GTFORMER_BLAS_LIB=FILE
+// loads that library instead of searching for OpenBLAS. A bad setting is
+// reported by BLASError, and the default is used meanwhile.
+const (
+	envBLAS    = "GTFORMER_BLAS"
+	envBLASLib = "GTFORMER_BLAS_LIB"
+)
 
-// BLASName reports which BLAS runs matrix products: "openblas" in builds with
-// -tags openblas, "gonum" (pure Go) otherwise.
-func BLASName() string { return blasName }
+// blasPath is one implementation of the matrix product.
+type blasPath struct {
+	name   string // BLASName's answer
+	source string // what it is and where it comes from
+	// gemm computes C = alpha·op(A)·op(B) + beta·C (see sgemm); with
+	// parallel set it may spread the work over the cores through
+	// parallelFor, otherwise it stays on the calling goroutine.
+	gemm func(parallel, tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int)
+}
+
+// sgemmFunc is a single-threaded matrix product with sgemm's arguments.
+type sgemmFunc func(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int)
+
+var blasState struct {
+	setup  sync.Once
+	active atomic.Pointer[blasPath]
+	why    string // why the active path was chosen, for BLASSource
+	err    error  // what was wrong with the environment (BLASError)
+
+	libOnce sync.Once
+	lib     *blasPath // the library loaded at run time, or nil
+	libWhy  string    // why there is none
+	libErr  error     // GTFORMER_BLAS_LIB named a library that did not load
+}
+
+// cgoPath is the OpenBLAS linked with cgo under the openblas build tag
+// (blas_openblas.go), nil otherwise.
+var cgoPath *blasPath
+
+// BLASName reports which path runs matrix products: "openblas-runtime",
+// "go-avx512", "go-avx2", "gonum", "blas-runtime", or "openblas-cgo" in
+// builds with -tags openblas.
+func BLASName() string { return activeBLAS().name }
+
+// BLASSource says what the active path is and where it came from, e.g.
+// "OpenBLAS 0.3.21 … Haswell …, loaded at run time from /usr/lib/…/
+// libopenblasp-r0.3.21.so", with the reason for the choice when it was not
+// the default (GTFORMER_BLAS) or no library was found.
+func BLASSource() string {
+	p := activeBLAS()
+	if blasState.why != "" {
+		return p.source + " (" + blasState.why + ")"
+	}
+	return p.source
+}
+
+// BLASError reports a problem with the GTFORMER_BLAS or GTFORMER_BLAS_LIB
+// settings (an unknown path, a library that does not load); products then
+// run on the default path. Commands check it before they start.
+func BLASError() error {
+	activeBLAS()
+	return blasState.err
+}
+
+// BLASPaths lists the paths available in this process, fastest expected
+// first; the first pure-Go one is what GTFORMER_BLAS=go selects. Listing
+// them loads the BLAS library if that was not done yet.
+func BLASPaths() []string {
+	var names []string
+	for _, p := range allPaths() {
+		names = append(names, p.name)
+	}
+	return names
+}
+
+// UseBLAS switches matrix products to the named path (one of BLASPaths).
+// It is meant for benchmarks and tests that compare paths, and must not
+// run while another goroutine computes.
+func UseBLAS(name string) error {
+	activeBLAS()
+	for _, p := range allPaths() {
+		if p.name == name {
+			blasState.active.Store(p)
+			blasState.why = ""
+			return nil
+		}
+	}
+	return fmt.Errorf("tensor: BLAS %q is not available here (available: %s)", name, strings.Join(BLASPaths(), ", "))
+}
+
+// activeBLAS returns the path in use, choosing it on first use.
+func activeBLAS() *blasPath {
+	blasState.setup.Do(chooseBLAS)
+	return blasState.active.Load()
+}
+
+// goPaths are the pure-Go paths this CPU runs, fastest first.
+var goPaths = func() []*blasPath {
+	var ps []*blasPath
+	for _, kn := range gemm.Kernels() {
+		ps = append(ps, kernelPath(kn))
+	}
+	return append(ps, gonumPath)
+}()
+
+func chooseBLAS() {
+	p, why, err := choosePath(os.Getenv(envBLAS), allPaths, blasState.libWhy)
+	if err == nil {
+		err = blasState.libErr
+	}
+	blasState.why, blasState.err = why, err
+	blasState.active.Store(p)
+}
+
+// choosePath picks the path for the setting want (GTFORMER_BLAS) among
+// paths() (called only when needed, as it loads the library), with the
+// reason for the choice when it is not the plain default; noLib says why
+// there is no library path, if there is none. An unknown setting is an
+// error, and the default is taken.
+func choosePath(want string, paths func() []*blasPath, noLib string) (*blasPath, string, error) {
+	want = strings.TrimSpace(want)
+	var err error
+	switch want {
+	case "", "auto":
+	case "go":
+		return goPaths[0], envBLAS + "=go", nil
+	default:
+		var names []string
+		for _, p := range paths() {
+			if p.name == want {
+				return p, envBLAS + "=" + want, nil
+			}
+			names = append(names, p.name)
+		}
+		err = fmt.Errorf("%s=%q: want auto, go or one of the paths available here: %s", envBLAS, want, strings.Join(names, ", "))
+	}
+	p := paths()[0]
+	if p == goPaths[0] && noLib != "" {
+		return p, noLib, err
+	}
+	return p, "", err
+}
+
+// allPaths returns every available path in order of preference, loading
+// the BLAS library on first use.
+func allPaths() []*blasPath {
+	blasState.libOnce.Do(func() {
+		blasState.lib, blasState.libWhy, blasState.libErr = loadLib(os.Getenv(envBLASLib))
+	})
+	var ps []*blasPath
+	if cgoPath != nil {
+		ps = append(ps, cgoPath)
+	}
+	if blasState.lib != nil {
+		ps = append(ps, blasState.lib)
+	}
+	return append(ps, goPaths...)
+}
+
+// loadLib loads the named library (GTFORMER_BLAS_LIB), or else searches
+// for OpenBLAS. Without a library it says why; err is set only when a
+// named library does not load.
+func loadLib(name string) (p *blasPath, why string, err error) {
+	var lib *blaslib.Lib
+	switch {
+	case name != "":
+		lib, err = blaslib.Open(name)
+		if err != nil {
+			return nil, envBLASLib + " did not load", fmt.Errorf("%s: %w", envBLASLib, err)
+		}
+	case !blaslib.Supported:
+		return nil, "this build does not load OpenBLAS", nil
+	default:
+		lib, err = blaslib.Find()
+		if err != nil {
+			return nil, "no OpenBLAS found", nil
+		}
+	}
+	// One OpenBLAS thread per call: sgemm splits large products over the
+	// cores itself (splitPath), and attention runs one small product per
+	// (batch, head) on each core. Measured here, OpenBLAS's own threads
+	// idle by spinning in sched_yield after every call, taking a core from
+	// the Go element-wise passes between products, and with the Go side's
+	// workers they would oversubscribe the cores.
+	lib.SetThreads(1)
+	kind, what := "openblas-runtime", lib.Config
+	if !lib.OpenBLAS {
+		kind, what = "blas-runtime", "BLAS library"
+	}
+	from := lib.Path
+	if lib.Path != lib.Name {
+		from += " (" + lib.Name + ")"
+	}
+	checked := func(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+		gemm.CheckArgs(tA, tB, m, n, k, a, lda, b, ldb, c, ldc) // C would not
+		lib.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	}
+	return splitPath(kind, what+", loaded at run time from "+from, checked, 0), "", nil
+}
+
+// kernelPath runs the package's own sgemm with kernel kn; in parallel mode
+// the kernel's tasks go to parallelFor's workers.
+func kernelPath(kn *gemm.Kernel) *blasPath {
+	what := map[string]string{"go-avx512": "AVX-512", "go-avx2": "AVX2+FMA"}[kn.Name()]
+	return &blasPath{
+		name:   kn.Name(),
+		source: "pure-Go packed sgemm with the " + what + " assembly micro-kernel",
+		gemm: func(parallel, tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+			if parallel {
+				kn.Sgemm(gemmParallel, runtime.GOMAXPROCS(0), tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+				return
+			}
+			kn.Sgemm(nil, 1, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		},
+	}
+}
+
+func gemmParallel(n, cost int, fn func(lo, hi int)) { parallelFor(n, 1, cost, fn) }
+
+// gonumPath is gonum's pure-Go BLAS, for CPUs without the package's
+// kernels. Its Sgemm goes parallel by itself from 2×2 blocks of 64, so
+// serial calls are cut into 64-row slices.
+var gonumPath = splitPath("gonum", "gonum's pure-Go blas32 (gonum.org/v1/gonum/blas/gonum)", func(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	gonum.Implementation{}.Sgemm(trans(tA), trans(tB), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}, 64)
 
 func trans(t bool) blas.Transpose {
 	if t {
@@ -22,37 +258,60 @@ func trans(t bool) blas.Transpose {
 	return blas.NoTrans
 }
 
-// sgemm computes C = alpha·op(A)·op(B) + beta·C for row-major matrices with
-// leading dimensions lda, ldb, ldc (op(A) is m×k, op(B) is k×n).
-func sgemm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	if m == 0 || n == 0 {
-		return
-	}
-	if k == 0 {
-		// BLAS would just scale C; keep that behaviour without a call.
-		for i := range m {
-			row := c[i*ldc : i*ldc+n]
-			for j := range row {
-				row[j] *= beta
-			}
+// splitPath runs a library's single-threaded sgemm: in parallel mode,
+// large products are split into row or column blocks of C, one call each,
+// spread by parallelFor, so the Go side owns all threading. serialRows > 0
+// cuts serial calls into slices of that many rows (for a library that
+// would go parallel on larger ones); 0 means no limit.
+func splitPath(name, source string, serial sgemmFunc, serialRows int) *blasPath {
+	return &blasPath{name: name, source: source, gemm: func(parallel, tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+		if m == 0 || n == 0 {
+			return
 		}
-		return
-	}
-	impl := blas32.Implementation()
-	// Large products are split into row or column blocks of C, one
-	// single-threaded BLAS call each, spread by parallelFor: the Go side
-	// owns all threading, so OpenBLAS runs with one thread and no idle
-	// OpenBLAS threads spin (sched_yield) against the element-wise passes
-	// that follow each product.
+		if k == 0 {
+			// BLAS would just scale C; keep that behaviour without a call.
+			for i := range m {
+				row := c[i*ldc : i*ldc+n]
+				if beta == 0 {
+					clear(row)
+					continue
+				}
+				for j := range row {
+					row[j] *= beta
+				}
+			}
+			return
+		}
+		if parallel {
+			splitGemm(serial, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+			return
+		}
+		step := m
+		if serialRows > 0 && n > serialRows {
+			step = serialRows
+		}
+		for lo := 0; lo < m; lo += step {
+			ao := lo * lda
+			if tA {
+				ao = lo
+			}
+			serial(tA, tB, min(step, m-lo), n, k, alpha, a[ao:], lda, b, ldb, beta, c[lo*ldc:], ldc)
+		}
+	}}
+}
+
+// splitGemm spreads one product over the cores as blocks of C.
+func splitGemm(serial sgemmFunc, tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	const grain = 64
 	if m*n*k < 1<<21 || (m < 2*grain && n < 2*grain) {
-		impl.Sgemm(trans(tA), trans(tB), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		serial(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
 	// Two blocks per core: each block repacks the whole other operand, so
-	// fewer, larger blocks measured faster (1024³: 204 GFLOP/s with 4
-	// blocks, 193 with 8, OpenBLAS's own two threads 208), while two per
-	// core still lets a core slowed by other load hand over a block.
+	// fewer, larger blocks measured faster (1024³ with OpenBLAS: 204
+	// GFLOP/s with 4 blocks, 193 with 8, OpenBLAS's own two threads 208),
+	// while two per core still lets a core slowed by other load hand over a
+	// block.
 	blocks := 2 * runtime.GOMAXPROCS(0)
 	if m >= n {
 		g := max(grain, (m+blocks*grain-1)/(blocks*grain)*grain)
@@ -61,7 +320,7 @@ func sgemm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []fl
 			if tA {
 				ao = lo // columns lo… of the stored k×m matrix
 			}
-			impl.Sgemm(trans(tA), trans(tB), hi-lo, n, k, alpha, a[ao:], lda, b, ldb, beta, c[lo*ldc:], ldc)
+			serial(tA, tB, hi-lo, n, k, alpha, a[ao:], lda, b, ldb, beta, c[lo*ldc:], ldc)
 		})
 		return
 	}
@@ -71,34 +330,21 @@ func sgemm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []fl
 		if tB {
 			bo = lo * ldb // rows lo… of the stored n×k matrix
 		}
-		impl.Sgemm(trans(tA), trans(tB), m, hi-lo, k, alpha, a, lda, b[bo:], ldb, beta, c[lo:], ldc)
+		serial(tA, tB, m, hi-lo, k, alpha, a, lda, b[bo:], ldb, beta, c[lo:], ldc)
 	})
 }
 
-// serialRows is the largest row count for which gonum's Sgemm stays on the
-// calling goroutine (it goes parallel from 2×2 blocks of 64); 0 means no
-// limit (OpenBLAS, which is single-threaded here).
-var serialRows = 64
+// sgemm computes C = alpha·op(A)·op(B) + beta·C for row-major matrices with
+// leading dimensions lda, ldb, ldc (op(A) is m×k, op(B) is k×n), spread
+// over the cores when large. With beta = 0, C is not read.
+func sgemm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	activeBLAS().gemm(true, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
 
 // sgemmSerial is sgemm on the calling goroutine only, for callers that
 // already run one product per core (attention heads, batched products).
 func sgemmSerial(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	if m == 0 || n == 0 || k == 0 {
-		sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-		return
-	}
-	impl := blas32.Implementation()
-	step := m
-	if serialRows > 0 && n > serialRows {
-		step = serialRows
-	}
-	for lo := 0; lo < m; lo += step {
-		ao := lo * lda
-		if tA {
-			ao = lo
-		}
-		impl.Sgemm(trans(tA), trans(tB), min(step, m-lo), n, k, alpha, a[ao:], lda, b, ldb, beta, c[lo*ldc:], ldc)
-	}
+	activeBLAS().gemm(false, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 // Gemm computes C = alpha·op(A)·op(B) + beta·C for row-major float32

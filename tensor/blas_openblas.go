@@ -7,26 +7,19 @@ package tensor
 
 // #cgo LDFLAGS: -lopenblas
 // void openblas_set_num_threads(int num_threads);
-// int openblas_get_num_threads(void);
+// char* openblas_get_config(void);
 import "C"
 
-import (
-	"gonum.org/v1/gonum/blas/blas32"
-	"gonum.org/v1/netlib/blas/netlib"
-)
+import "gonum.org/v1/netlib/blas/netlib"
 
-// OpenBLAS runs single-threaded: sgemm splits large products over the
-// cores itself (see blas.go), and attention runs one small product per
-// (batch, head) on each core. Measured here, OpenBLAS's own threads idle by
-// spinning in sched_yield after every call, taking a core from the Go
-// element-wise passes between products.
+// OpenBLAS linked at build time through gonum's netlib binding (cgo). It
+// runs single-threaded for the same reason as the run-time path (see
+// loadLib).
 func init() {
-	blas32.Use(netlib.Implementation{})
-	blasName = "openblas"
-	serialRows = 0
 	C.openblas_set_num_threads(1)
+	impl := netlib.Implementation{}
+	cgoPath = splitPath("openblas-cgo", C.GoString(C.openblas_get_config())+", linked with cgo (-tags openblas)",
+		func(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+			impl.Sgemm(trans(tA), trans(tB), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		}, 0)
 }
-
-// setBLASThreads sets OpenBLAS's own thread count; benchmarks use it to
-// compare the Go-side split with OpenBLAS's threading.
-func setBLASThreads(n int) { C.openblas_set_num_threads(C.int(n)) }

@@ -225,7 +225,7 @@ Prints the learned topic tree and the test metrics; writes the outputs to
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
-	fmt.Fprintf(log, "training on %s: %d documents, %d training links (%d validation documents and their links held out), %s BLAS\n", d.source(), g.NumDocs(), len(tr.H.TrainLinks), len(s.Valid), tensor.BLASName())
+	fmt.Fprintf(log, "training on %s: %d documents, %d training links (%d validation documents and their links held out), %s BLAS: %s\n", d.source(), g.NumDocs(), len(tr.H.TrainLinks), len(s.Valid), tensor.BLASName(), tensor.BLASSource())
 	began := time.Now()
 	if err := tr.Run(); err != nil {
 		return err
