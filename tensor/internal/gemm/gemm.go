@@ -66,10 +66,10 @@ func (kn *Kernel) Sgemm(par Parallel, workers int, tA, tB bool, m, n, k int, alp
 	if par == nil {
 		workers = 1
 	}
-	pr := productPool.Get().(*product)
+	pr := getProduct()
 	*pr = product{kn: kn, tA: tA, tB: tB, m: m, n: n, k: k, alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc,
 		grid: kn.plan(m, n, workers), packFn: pr.packFn, computeFn: pr.computeFn}
-	pb := getBuf(&bPool, kn.kc*min(roundUp(n, kn.nr), kn.nc))
+	pb := getBuf(&bBufs, kn.kc*min(roundUp(n, kn.nr), kn.nc))
 	for jc := 0; jc < n; jc += kn.nc {
 		pr.jc, pr.nc = jc, min(kn.nc, n-jc)
 		pr.panels = (pr.nc + kn.nr - 1) / kn.nr
@@ -91,14 +91,14 @@ func (kn *Kernel) Sgemm(par Parallel, workers int, tA, tB bool, m, n, k int, alp
 			}
 		}
 	}
-	bPool.Put(pb)
+	bBufs.put(pb)
 	pr.a, pr.b, pr.c, pr.bp = nil, nil, nil, nil // do not keep the caller's matrices alive
-	productPool.Put(pr)
+	products.put(pr)
 }
 
-// product is one Sgemm call's state, shared by its tasks. It is pooled, with
-// its pack and compute methods bound once, so that handing them to Parallel
-// allocates nothing.
+// product is one Sgemm call's state, shared by its tasks. It is reused
+// (products), with its pack and compute methods bound once, so that handing
+// them to Parallel allocates nothing.
 type product struct {
 	kn                *Kernel
 	tA, tB            bool
@@ -113,11 +113,16 @@ type product struct {
 	packFn, computeFn func(lo, hi int)
 }
 
-var productPool = sync.Pool{New: func() any {
-	pr := new(product)
-	pr.packFn, pr.computeFn = pr.pack, pr.compute
+var products freeList[product]
+
+// getProduct returns a product with its methods bound.
+func getProduct() *product {
+	pr := products.get()
+	if pr.packFn == nil {
+		pr.packFn, pr.computeFn = pr.pack, pr.compute
+	}
 	return pr
-}}
+}
 
 // pack packs B panels [lo,hi) of the current block.
 func (pr *product) pack(lo, hi int) {
@@ -165,7 +170,7 @@ func (pr *product) task(i0, i1, p0, p1 int) {
 	kn, kc, c, ldc, beta := pr.kn, pr.kc, pr.c, pr.ldc, pr.beta
 	mr, nr := kn.mr, kn.nr
 	size := roundUp(i1-i0, mr) * kc
-	pa := getBuf(&aPool, size+maxTile)
+	pa := getBuf(&aBufs, size+maxTile)
 	ap, tile := pa.f[:size], pa.f[size:size+maxTile]
 	packA(ap, pr.a, pr.lda, pr.tA, i0, i1-i0, pr.pc, kc, mr)
 	for i := i0; i < i1; i += mr {
@@ -196,7 +201,7 @@ func (pr *product) task(i0, i1, p0, p1 int) {
 			}
 		}
 	}
-	aPool.Put(pa)
+	aBufs.put(pa)
 }
 
 // maxTile bounds mr·nr over the kernels (12·32).
@@ -344,19 +349,50 @@ func CheckArgs(tA, tB bool, m, n, k int, a []float32, lda int, b []float32, ldb 
 
 func roundUp(x, to int) int { return (x + to - 1) / to * to }
 
-// buf is pooled packing space; f is 64-byte aligned, so that the kernels'
-// vector loads from packed panels never straddle a cache line.
+// buf is packing space; f is 64-byte aligned, so that the kernels' vector
+// loads from packed panels never straddle a cache line.
 type buf struct {
 	raw, f []float32
 }
 
-var aPool, bPool sync.Pool
+// Packing buffers (B: kc·nc floats, 512 KiB; A: a task's rows, about
+// 100 KiB) and product states are kept on free lists rather than in
+// sync.Pools: a pool is emptied by every other garbage collection, and
+// reallocating half a megabyte then would make a training step allocate.
+// The lists hold what the busiest moment needed (one buffer per
+// concurrent task), at most freeListMax each.
+var aBufs, bBufs freeList[buf]
 
-func getBuf(p *sync.Pool, n int) *buf {
-	b, _ := p.Get().(*buf)
-	if b == nil {
-		b = new(buf)
+const freeListMax = 64
+
+// freeList is a mutex-guarded stack of reusable objects.
+type freeList[T any] struct {
+	mu    sync.Mutex
+	items []*T
+}
+
+func (l *freeList[T]) get() *T {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if n := len(l.items); n > 0 {
+		x := l.items[n-1]
+		l.items = l.items[:n-1]
+		return x
 	}
+	return new(T)
+}
+
+func (l *freeList[T]) put(x *T) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.items) < freeListMax {
+		l.items = append(l.items, x)
+	}
+}
+
+// getBuf returns a buffer from l with room for n floats.
+func getBuf(l *freeList[buf], n int) *buf {
+	b := l.get()
 	if len(b.f) < n {
 		b.raw = make([]float32, n+16)
 		off := int((64 - uintptr(unsafe.Pointer(&b.raw[0]))%64) % 64 / 4)

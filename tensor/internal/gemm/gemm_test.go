@@ -214,6 +214,26 @@ func TestSgemmBetaZeroIgnoresC(t *testing.T) {
 	}
 }
 
+// TestSgemmAllocatesNothing: once warm, a product allocates nothing (the
+// packing buffers and product states are reused), also with a Parallel
+// that itself allocates nothing.
+func TestSgemmAllocatesNothing(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	inline := func(n, cost int, fn func(lo, hi int)) {
+		for i := range n {
+			fn(i, i+1)
+		}
+	}
+	for _, kn := range kernels(t) {
+		p := newProblem(rng, false, true, 70, 90, 300, 1, 2, 3, 1, 0.5)
+		for _, par := range []Parallel{nil, inline} {
+			if n := testing.AllocsPerRun(10, func() { p.run(kn, par) }); n > 1 { // 1: run's copy of C
+				t.Errorf("%s: %v allocations per product", kn.name, n)
+			}
+		}
+	}
+}
+
 func TestSgemmBadArgsPanic(t *testing.T) {
 	kn := &Kernel{name: "none", mr: 1, nr: 1, kc: 1, mc: 1, nc: 1, id: -1}
 	for _, tc := range []struct {
