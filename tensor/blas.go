@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -26,7 +27,8 @@ import (
 //     by GTFORMER_BLAS_LIB.
 //
 // The environment steers the choice: GTFORMER_BLAS=auto (the default) takes
-// OpenBLAS when found and the fastest Go path otherwise, GTFORMER_BLAS=go
+// OpenBLAS when found (unless its kernels leave the CPU's AVX-512 unused:
+// see loadLib) and the fastest Go path otherwise, GTFORMER_BLAS=go
 // the fastest Go path, and any path name that path; GTFORMER_BLAS_LIB=FILE
 // loads that library instead of searching for OpenBLAS. A bad setting is
 // reported by BLASError, and the default is used meanwhile.
@@ -51,31 +53,29 @@ type sgemmFunc func(tA, tB bool, m, n, k int, alpha float32, a []float32, lda in
 var blasState struct {
 	setup  sync.Once
 	active atomic.Pointer[blasPath]
-	why    string // why the active path was chosen, for BLASSource
-	err    error  // what was wrong with the environment (BLASError)
+	chosen *blasPath // the path chosen at setup (UseBLAS may change active)
+	why    string    // why chosen was chosen, for BLASSource
+	err    error     // what was wrong with the environment (BLASError)
 
 	libOnce sync.Once
 	lib     *blasPath // the library loaded at run time, or nil
-	libWhy  string    // why there is none
+	libLast bool      // lib goes after the Go paths (see loadLib)
+	goWhy   string    // why the default is the fastest Go path, if it is
 	libErr  error     // GTFORMER_BLAS_LIB named a library that did not load
 }
 
-// cgoPath is the OpenBLAS linked with cgo under the openblas build tag
-// (blas_openblas.go), nil otherwise.
-var cgoPath *blasPath
-
 // BLASName reports which path runs matrix products: "openblas-runtime",
-// "go-avx512", "go-avx2", "gonum", "blas-runtime", or "openblas-cgo" in
-// builds with -tags openblas.
+// "go-avx512", "go-avx2", "gonum" or "blas-runtime".
 func BLASName() string { return activeBLAS().name }
 
 // BLASSource says what the active path is and where it came from, e.g.
 // "OpenBLAS 0.3.21 … Haswell …, loaded at run time from /usr/lib/…/
-// libopenblasp-r0.3.21.so", with the reason for the choice when it was not
-// the default (GTFORMER_BLAS) or no library was found.
+// libopenblasp-r0.3.21.so", followed for the path chosen at start-up by the
+// reason when it was not simply OpenBLAS: GTFORMER_BLAS, no OpenBLAS found,
+// or an OpenBLAS that leaves the CPU's AVX-512 unused.
 func BLASSource() string {
 	p := activeBLAS()
-	if blasState.why != "" {
+	if p == blasState.chosen && blasState.why != "" {
 		return p.source + " (" + blasState.why + ")"
 	}
 	return p.source
@@ -108,7 +108,6 @@ func UseBLAS(name string) error {
 	for _, p := range allPaths() {
 		if p.name == name {
 			blasState.active.Store(p)
-			blasState.why = ""
 			return nil
 		}
 	}
@@ -131,20 +130,20 @@ var goPaths = func() []*blasPath {
 }()
 
 func chooseBLAS() {
-	p, why, err := choosePath(os.Getenv(envBLAS), allPaths, blasState.libWhy)
+	p, why, err := choosePath(os.Getenv(envBLAS), allPaths, func() string { return blasState.goWhy })
 	if err == nil {
 		err = blasState.libErr
 	}
-	blasState.why, blasState.err = why, err
+	blasState.chosen, blasState.why, blasState.err = p, why, err
 	blasState.active.Store(p)
 }
 
 // choosePath picks the path for the setting want (GTFORMER_BLAS) among
 // paths() (called only when needed, as it loads the library), with the
-// reason for the choice when it is not the plain default; noLib says why
-// there is no library path, if there is none. An unknown setting is an
-// error, and the default is taken.
-func choosePath(want string, paths func() []*blasPath, noLib string) (*blasPath, string, error) {
+// reason for the choice when it is not the plain default; goWhy() says why
+// the default is the fastest Go path when it is (called after paths()). An
+// unknown setting is an error, and the default is taken.
+func choosePath(want string, paths func() []*blasPath, goWhy func() string) (*blasPath, string, error) {
 	want = strings.TrimSpace(want)
 	var err error
 	switch want {
@@ -162,8 +161,8 @@ func choosePath(want string, paths func() []*blasPath, noLib string) (*blasPath,
 		err = fmt.Errorf("%s=%q: want auto, go or one of the paths available here: %s", envBLAS, want, strings.Join(names, ", "))
 	}
 	p := paths()[0]
-	if p == goPaths[0] && noLib != "" {
-		return p, noLib, err
+	if p == goPaths[0] {
+		return p, goWhy(), err
 	}
 	return p, "", err
 }
@@ -172,36 +171,56 @@ func choosePath(want string, paths func() []*blasPath, noLib string) (*blasPath,
 // the BLAS library on first use.
 func allPaths() []*blasPath {
 	blasState.libOnce.Do(func() {
-		blasState.lib, blasState.libWhy, blasState.libErr = loadLib(os.Getenv(envBLASLib))
+		blasState.lib, blasState.libLast, blasState.goWhy, blasState.libErr = loadLib(os.Getenv(envBLASLib))
 	})
-	var ps []*blasPath
-	if cgoPath != nil {
-		ps = append(ps, cgoPath)
+	switch {
+	case blasState.lib == nil:
+		return goPaths
+	case blasState.libLast:
+		return append(goPaths[:1:1], append([]*blasPath{blasState.lib}, goPaths[1:]...)...)
 	}
-	if blasState.lib != nil {
-		ps = append(ps, blasState.lib)
+	return append([]*blasPath{blasState.lib}, goPaths...)
+}
+
+// avx512Cores are the OpenBLAS kernel families (openblas_get_corename,
+// lower case) whose sgemm uses AVX-512.
+var avx512Cores = []string{"skylakex", "cooperlake", "sapphirerapids"}
+
+// ranksLast says whether an OpenBLAS found by searching should rank after
+// the fastest Go path (fastestGo), and why: when its kernels for this CPU
+// do not use AVX-512 although the CPU has it (go-avx512 runs). OpenBLAS
+// 0.3.21 does not know AMD's Zen 5 and runs its Haswell kernels there;
+// measured on one core of this machine (thread CPU time), its layer step
+// ran at 98 GFLOP/s and go-avx512's at 157, and with
+// OPENBLAS_CORETYPE=SkylakeX the two multiply alike.
+func ranksLast(lib *blaslib.Lib, fastestGo string) (bool, string) {
+	if !lib.OpenBLAS || fastestGo != "go-avx512" || slices.Contains(avx512Cores, strings.ToLower(lib.Core)) {
+		return false, ""
 	}
-	return append(ps, goPaths...)
+	return true, fmt.Sprintf("preferred to OpenBLAS, whose %s kernels leave this CPU's AVX-512 unused; GTFORMER_BLAS=openblas-runtime takes OpenBLAS", lib.Core)
 }
 
 // loadLib loads the named library (GTFORMER_BLAS_LIB), or else searches
-// for OpenBLAS. Without a library it says why; err is set only when a
-// named library does not load.
-func loadLib(name string) (p *blasPath, why string, err error) {
+// for OpenBLAS. last says that the library ranks after the fastest Go path
+// (ranksLast; never for a library named by the user), and goWhy why the
+// default is then a Go path: no library, or last's reason. err is set only
+// when a named library does not load.
+func loadLib(name string) (p *blasPath, last bool, goWhy string, err error) {
 	var lib *blaslib.Lib
 	switch {
 	case name != "":
 		lib, err = blaslib.Open(name)
 		if err != nil {
-			return nil, envBLASLib + " did not load", fmt.Errorf("%s: %w", envBLASLib, err)
+			return nil, false, envBLASLib + " did not load", fmt.Errorf("%s: %w", envBLASLib, err)
 		}
 	case !blaslib.Supported:
-		return nil, "this build does not load OpenBLAS", nil
+		return nil, false, "this build does not load OpenBLAS", nil
 	default:
 		lib, err = blaslib.Find()
 		if err != nil {
-			return nil, "no OpenBLAS found", nil
+			return nil, false, "no OpenBLAS found", nil
 		}
+		last, goWhy = ranksLast(lib, goPaths[0].name)
 	}
 	// One OpenBLAS thread per call: sgemm splits large products over the
 	// cores itself (splitPath), and attention runs one small product per
@@ -222,7 +241,7 @@ func loadLib(name string) (p *blasPath, why string, err error) {
 		gemm.CheckArgs(tA, tB, m, n, k, a, lda, b, ldb, c, ldc) // C would not
 		lib.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 	}
-	return splitPath(kind, what+", loaded at run time from "+from, checked, 0), "", nil
+	return splitPath(kind, what+", loaded at run time from "+from, checked, 0), last, goWhy, nil
 }
 
 // kernelPath runs the package's own sgemm with kernel kn; in parallel mode

@@ -49,13 +49,30 @@ func TestChoosePath(t *testing.T) {
 		{"an unknown name: error, and the default", "fastest", withLib, "", "openblas-runtime", "", `GTFORMER_BLAS="fastest": want auto, go or one of the paths available here: openblas-runtime, `},
 		{"a missing library by name: error", "openblas-runtime", withoutLib, "no OpenBLAS found", goPaths[0].name, "no OpenBLAS found", `GTFORMER_BLAS="openblas-runtime"`},
 	} {
-		p, why, err := choosePath(tc.want, tc.paths, tc.noLib)
+		p, why, err := choosePath(tc.want, tc.paths, func() string { return tc.noLib })
 		if p.name != tc.path || why != tc.why {
 			t.Errorf("%s: path %s (%q), want %s (%q)", tc.name, p.name, why, tc.path, tc.why)
 		}
 		if (err == nil) != (tc.err == "") || err != nil && !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.err)
 		}
+	}
+}
+
+// TestUseBLAS: switching paths and back restores what BLASName and
+// BLASSource say; an unknown name is an error that leaves the path alone.
+func TestUseBLAS(t *testing.T) {
+	name, source := BLASName(), BLASSource()
+	for _, p := range BLASPaths() {
+		if err := UseBLAS(p); err != nil || BLASName() != p {
+			t.Fatalf("UseBLAS(%s): %v, now %s", p, err, BLASName())
+		}
+	}
+	if err := UseBLAS("fastest"); err == nil || !strings.Contains(err.Error(), `"fastest" is not available here`) {
+		t.Errorf("UseBLAS(fastest) = %v", err)
+	}
+	if err := UseBLAS(name); err != nil || BLASName() != name || BLASSource() != source {
+		t.Errorf("back to %s: %v, now %s (%s)", name, err, BLASName(), BLASSource())
 	}
 }
 
@@ -69,16 +86,41 @@ func TestLoadLibErrors(t *testing.T) {
 		if !blaslib.Supported && tc.name == "libc.so.6" {
 			continue // nothing loads in this build: the first case covers it
 		}
-		p, why, err := loadLib(tc.name)
+		p, _, why, err := loadLib(tc.name)
 		if p != nil || err == nil || !strings.Contains(err.Error(), tc.want) || why == "" {
 			t.Errorf("%s: path %v, why %q, error %v; want an error saying %q", tc.name, p, why, err, tc.want)
 		}
 	}
 }
 
+// TestRanksLast: an OpenBLAS whose kernels ignore the CPU's AVX-512 ranks
+// after go-avx512; one that uses it, another library, or a CPU without
+// AVX-512 (the fastest Go path go-avx2 or gonum) keeps the library first.
+func TestRanksLast(t *testing.T) {
+	for _, tc := range []struct {
+		lib       blaslib.Lib
+		fastestGo string
+		last      bool
+	}{
+		{blaslib.Lib{OpenBLAS: true, Core: "Haswell"}, "go-avx512", true},
+		{blaslib.Lib{OpenBLAS: true, Core: "Zen"}, "go-avx512", true},
+		{blaslib.Lib{OpenBLAS: true, Core: "SkylakeX"}, "go-avx512", false},
+		{blaslib.Lib{OpenBLAS: true, Core: "COOPERLAKE"}, "go-avx512", false},
+		{blaslib.Lib{OpenBLAS: true, Core: "Haswell"}, "go-avx2", false},
+		{blaslib.Lib{OpenBLAS: true, Core: "Haswell"}, "gonum", false},
+		{blaslib.Lib{}, "go-avx512", false},
+	} {
+		last, why := ranksLast(&tc.lib, tc.fastestGo)
+		if last != tc.last || last != (why != "") || last && !strings.Contains(why, tc.lib.Core) {
+			t.Errorf("%+v with %s: last %v (%q), want %v", tc.lib, tc.fastestGo, last, why, tc.last)
+		}
+	}
+}
+
 // TestOpenBLASFound: where OpenBLAS is installed (CI installs it and sets
-// GTFORMER_REQUIRE_OPENBLAS=1), the run-time path exists and is the
-// default, and it says where it was loaded from.
+// GTFORMER_REQUIRE_OPENBLAS=1), the run-time path exists, says where it was
+// loaded from, and is the default unless ranksLast put go-avx512 first,
+// which the default's reason then says.
 func TestOpenBLASFound(t *testing.T) {
 	if !slices.Contains(BLASPaths(), "openblas-runtime") {
 		if os.Getenv("GTFORMER_REQUIRE_OPENBLAS") == "1" {
@@ -86,13 +128,22 @@ func TestOpenBLASFound(t *testing.T) {
 		}
 		t.Skipf("no OpenBLAS on this machine (paths: %v); CI installs it and requires it", BLASPaths())
 	}
-	if d, _, err := choosePath("", allPaths, ""); cgoPath == nil && (err != nil || d.name != "openblas-runtime") {
-		t.Errorf("default path %s (%v), want openblas-runtime", d.name, err)
-	}
 	p := blasState.lib
 	if !strings.Contains(p.source, "OpenBLAS") || !strings.Contains(p.source, "loaded at run time from /") {
 		t.Errorf("source %q does not say which OpenBLAS and from which file", p.source)
 	}
+	d, why, err := choosePath("", allPaths, func() string { return blasState.goWhy })
+	want := "openblas-runtime"
+	if blasState.libLast {
+		want = "go-avx512"
+		if !strings.Contains(why, "preferred to OpenBLAS") {
+			t.Errorf("default %s without the reason (%q)", d.name, why)
+		}
+	}
+	if err != nil || d.name != want {
+		t.Errorf("default path %s (%v), want %s", d.name, err, want)
+	}
+	t.Logf("default %s (%s); OpenBLAS: %s", d.name, why, p.source)
 }
 
 // TestPathsAgree runs a network that reaches sgemm through every caller

@@ -44,9 +44,12 @@ type Lib struct {
 	Name, Path string
 	// OpenBLAS is set when the library is OpenBLAS (it exports
 	// openblas_get_config); Config is then that function's answer, e.g.
-	// "OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY Haswell MAX_THREADS=64".
+	// "OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY Haswell MAX_THREADS=64",
+	// and Core the kernel family it chose for this CPU
+	// (openblas_get_corename: "Haswell", "SkylakeX", …).
 	OpenBLAS bool
 	Config   string
+	Core     string
 
 	handle     uintptr
 	sgemm      uintptr // Fortran sgemm_, or 0
@@ -86,6 +89,11 @@ func Open(name string) (*Lib, error) {
 		var config func() string
 		purego.RegisterFunc(&config, p)
 		l.OpenBLAS, l.Config = true, strings.TrimSpace(config())
+		if p := sym("openblas_get_corename"); p != 0 {
+			var core func() string
+			purego.RegisterFunc(&core, p)
+			l.Core = strings.TrimSpace(core())
+		}
 		l.setThreads = sym("openblas_set_num_threads")
 	}
 	addr := l.sgemm

@@ -19,6 +19,7 @@ type Lib struct {
 	Name, Path string
 	OpenBLAS   bool
 	Config     string
+	Core       string
 }
 
 var errNoLoading = errors.New("this build does not load BLAS libraries (built with -tags nodlopen, or not linux/amd64 or linux/arm64)")

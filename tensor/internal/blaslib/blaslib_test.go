@@ -30,8 +30,8 @@ func openBLAS(t *testing.T) *Lib {
 
 func TestFind(t *testing.T) {
 	l := openBLAS(t)
-	if !l.OpenBLAS || !strings.HasPrefix(l.Config, "OpenBLAS ") {
-		t.Errorf("OpenBLAS %v, config %q", l.OpenBLAS, l.Config)
+	if !l.OpenBLAS || !strings.HasPrefix(l.Config, "OpenBLAS ") || l.Core == "" || !strings.Contains(l.Config, l.Core) {
+		t.Errorf("OpenBLAS %v, config %q, core %q", l.OpenBLAS, l.Config, l.Core)
 	}
 	if !filepath.IsAbs(l.Path) {
 		t.Errorf("path %q of %s: want the file the loader mapped", l.Path, l.Name)
