@@ -7,6 +7,7 @@ package bench
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"time"
 
@@ -83,6 +84,8 @@ type Result struct {
 	SgemmGFLOPS float64 `json:"sgemm_gflops"`
 	StepGFLOPS  float64 `json:"step_gflops"`
 	Ratio       float64 `json:"ratio"` // StepGFLOPS / SgemmGFLOPS
+	// OneCore: measured on one core in thread CPU time (Options.OneCore).
+	OneCore bool `json:"one_core"`
 	// Paths holds every available path, the one in use included, measured
 	// in the same run (interleaved, so that load on the machine falls on
 	// all alike).
@@ -100,11 +103,19 @@ type PathResult struct {
 	StepRatio   float64 `json:"step_ratio"`
 }
 
+// clock reads the time measurements are taken in.
+type clock func() time.Duration
+
+var wallStart = time.Now()
+
+// wallClock is elapsed real time.
+func wallClock() time.Duration { return time.Since(wallStart) }
+
 // interleaved times run(i) for each of n variants, round-robin, at least
 // minRuns rounds and until minTime has passed per variant, and returns each
-// variant's fastest run: the least disturbed by other load on the machine,
-// which alternating exposes to all variants alike.
-func interleaved(n int, run func(i int), minRuns int, minTime time.Duration) []time.Duration {
+// variant's fastest run by now: the least disturbed by other load on the
+// machine, which alternating exposes to all variants alike.
+func interleaved(n int, run func(i int), minRuns int, minTime time.Duration, now clock) []time.Duration {
 	best := make([]time.Duration, n)
 	for i := range best {
 		best[i] = time.Duration(1<<63 - 1)
@@ -112,9 +123,9 @@ func interleaved(n int, run func(i int), minRuns int, minTime time.Duration) []t
 	start := time.Now()
 	for r := 0; r < minRuns || time.Since(start) < time.Duration(n)*minTime; r++ {
 		for i := range n {
-			t0 := time.Now()
+			t0 := now()
 			run(i)
-			best[i] = min(best[i], time.Since(t0))
+			best[i] = min(best[i], now()-t0)
 		}
 	}
 	return best
@@ -149,7 +160,7 @@ func sgemmRun(n int) (func(count int), float64) {
 func Sgemm(n int, minRuns int, minTime time.Duration) float64 {
 	f, ops := sgemmRun(n)
 	f(1) // warm up (arena, worker goroutines)
-	d := interleaved(1, func(int) { f(sgemmBatch) }, minRuns, minTime)[0]
+	d := interleaved(1, func(int) { f(sgemmBatch) }, minRuns, minTime, wallClock)[0]
 	return sgemmBatch * ops / d.Seconds() / 1e9
 }
 
@@ -157,17 +168,32 @@ func Sgemm(n int, minRuns int, minTime time.Duration) float64 {
 func Step(c LayerConfig, minRuns int, minTime time.Duration) float64 {
 	l := NewLayer(c, 1)
 	l.Step() // warm up the arena
-	d := interleaved(1, func(int) { l.Step() }, minRuns, minTime)[0]
+	d := interleaved(1, func(int) { l.Step() }, minRuns, minTime, wallClock)[0]
 	return StepFLOPs(c) / d.Seconds() / 1e9
 }
 
-// Run measures sgemm at 1024³ and the default layer step on the named BLAS
-// paths (all of tensor.BLASPaths when names is empty; minRuns and minTime
-// per path and measurement) and leaves the path in use as it found it. The
-// path in use is always measured, first among Paths if names omits it.
-func Run(names []string, minRuns int, minTime time.Duration) (Result, error) {
+// Options says what Run measures and how.
+type Options struct {
+	// Paths are the BLAS paths to measure (tensor.BLASPaths); empty means
+	// all. The path in use is always measured, first if Paths omits it.
+	Paths []string
+	// Each path and measurement runs at least MinRuns times and for at
+	// least MinTime; the fastest run counts.
+	MinRuns int
+	MinTime time.Duration
+	// OneCore measures on one core (GOMAXPROCS 1, on a locked thread) in
+	// the thread's CPU time rather than wall-clock time: the figures then
+	// hardly depend on other load on the machine, so paths and kernels can
+	// be compared on a busy machine (Linux only).
+	OneCore bool
+}
+
+// Run measures sgemm at 1024³ and the default layer step on the BLAS paths
+// of o and leaves the path in use as it found it.
+func Run(o Options) (Result, error) {
 	active := tensor.BLASName()
-	r := Result{BLAS: active, BLASSource: tensor.BLASSource()}
+	r := Result{BLAS: active, BLASSource: tensor.BLASSource(), OneCore: o.OneCore}
+	names := o.Paths
 	if len(names) == 0 {
 		names = tensor.BLASPaths()
 	}
@@ -179,6 +205,16 @@ func Run(names []string, minRuns int, minTime time.Duration) (Result, error) {
 		if err := tensor.UseBLAS(name); err != nil {
 			return r, err
 		}
+	}
+	now := wallClock
+	if o.OneCore {
+		var err error
+		if now, err = threadClock(); err != nil {
+			return r, err
+		}
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	}
 	use := func(i int) {
 		if err := tensor.UseBLAS(names[i]); err != nil {
@@ -192,8 +228,8 @@ func Run(names []string, minRuns int, minTime time.Duration) (Result, error) {
 		f(1)
 		l.Step()
 	}
-	sg := interleaved(len(names), func(i int) { use(i); f(sgemmBatch) }, minRuns, minTime)
-	st := interleaved(len(names), func(i int) { use(i); l.Step() }, minRuns, minTime)
+	sg := interleaved(len(names), func(i int) { use(i); f(sgemmBatch) }, o.MinRuns, o.MinTime, now)
+	st := interleaved(len(names), func(i int) { use(i); l.Step() }, o.MinRuns, o.MinTime, now)
 	for i, name := range names {
 		p := PathResult{BLAS: name, SgemmGFLOPS: sgemmBatch * ops / sg[i].Seconds() / 1e9, StepGFLOPS: StepFLOPs(DefaultLayer) / st[i].Seconds() / 1e9}
 		if name == active {

@@ -23,9 +23,9 @@ func TestBenchUsage(t *testing.T) {
 	}
 }
 
-// TestBenchJSON runs each measurement once on the path in use and the first
-// pure-Go path (a few seconds; all paths would add gonum's slow ones);
-// skipped with -short.
+// TestBenchJSON runs each measurement once, on one core, on the path in use
+// and the first pure-Go path (a few seconds; all paths would add gonum's
+// slow ones); skipped with -short.
 func TestBenchJSON(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the layer benchmark")
@@ -41,7 +41,7 @@ func TestBenchJSON(t *testing.T) {
 	if goPath != want[0] {
 		want = append(want, goPath)
 	}
-	if code := run([]string{"bench", "--json", "--time", "0s", "--runs", "1", "--paths", goPath}, &out, &errb); code != 0 {
+	if code := run([]string{"bench", "--json", "--time", "0s", "--runs", "1", "--paths", goPath, "--one-core"}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	type path struct {
@@ -57,6 +57,7 @@ func TestBenchJSON(t *testing.T) {
 		SgemmGFLOPS *float64 `json:"sgemm_gflops"`
 		StepGFLOPS  *float64 `json:"step_gflops"`
 		Ratio       *float64 `json:"ratio"`
+		OneCore     bool     `json:"one_core"`
 		Paths       []path   `json:"paths"`
 	}
 	dec := json.NewDecoder(strings.NewReader(out.String()))
@@ -64,7 +65,7 @@ func TestBenchJSON(t *testing.T) {
 	if err := dec.Decode(&r); err != nil {
 		t.Fatalf("output %q: %v", out.String(), err)
 	}
-	if r.BLAS != tensor.BLASName() || r.BLASSource != tensor.BLASSource() || r.SgemmGFLOPS == nil || *r.SgemmGFLOPS <= 0 || r.StepGFLOPS == nil || *r.StepGFLOPS <= 0 || r.Ratio == nil {
+	if r.BLAS != tensor.BLASName() || r.BLASSource != tensor.BLASSource() || !r.OneCore || r.SgemmGFLOPS == nil || *r.SgemmGFLOPS <= 0 || r.StepGFLOPS == nil || *r.StepGFLOPS <= 0 || r.Ratio == nil {
 		t.Fatalf("bad result %q", out.String())
 	}
 	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
