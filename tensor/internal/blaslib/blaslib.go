@@ -1,14 +1,5 @@
 //go:build linux && (amd64 || arm64) && !nodlopen
 
-// Package blaslib loads a BLAS shared library (OpenBLAS above all) at run
-// time, without cgo, and calls its single-precision matrix product.
-//
-// github.com/ebitengine/purego does the dlopen and the calls. In a
-// CGO_ENABLED=0 build it brings its own minimal C runtime set-up, so such a
-// binary is dynamically linked against the C library (libc, libdl,
-// libpthread) though it needs no C compiler to build; the build tag
-// nodlopen leaves this package out and gives a fully static binary that
-// uses the pure-Go kernels only.
 package blaslib
 
 import (
