@@ -216,35 +216,37 @@ func packA(dst, a []float32, lda int, tA bool, i0, rows, p0, kc, mr int) {
 		r := min(mr, rows-q)
 		if tA {
 			// op(A)[i][p] = a[p·lda + i]: each step is a contiguous run.
-			o := p0*lda + i0 + q
-			if r == mr {
-				copySteps(pan, a[o:], lda, kc, mr)
-			} else {
-				for p := range kc {
-					copy(pan[p*mr:p*mr+r], a[o+p*lda:o+p*lda+r])
-				}
-			}
+			copySteps(pan, mr, a[p0*lda+i0+q:], lda, r, kc)
 		} else {
-			// op(A)[i][p] = a[i·lda + p]: a transpose, four rows at a time
-			// (fewer would be bound by the scattered stores, more by the
-			// bounds checks the compiler cannot remove).
-			o := (i0+q)*lda + p0
-			rr := 0
-			for ; rr+4 <= r; rr += 4 {
-				interleave4(pan[rr:], mr, a[o+rr*lda:], lda, kc)
-			}
-			for ; rr < r; rr++ {
-				src := a[o+rr*lda : o+rr*lda+kc]
-				d := pan[rr:]
-				for p, v := range src {
-					d[p*mr] = v
-				}
-			}
+			// op(A)[i][p] = a[i·lda + p]: a transpose.
+			transpose(pan, mr, a[(i0+q)*lda+p0:], lda, r, kc)
 		}
-		if r < mr {
-			for p := range kc {
-				clear(pan[p*mr+r : (p+1)*mr])
-			}
+		zeroPast(pan, mr, r, kc)
+	}
+}
+
+// transpose writes dst[p·step + r] = src[r·lds + p] for r < rows, p < n:
+// rows of the source become columns of a panel. Four rows go at a time
+// (interleave4); the rest one by one.
+func transpose(dst []float32, step int, src []float32, lds, rows, n int) {
+	r := 0
+	for ; r+4 <= rows; r += 4 {
+		interleave4(dst[r:], step, src[r*lds:], lds, n)
+	}
+	for ; r < rows; r++ {
+		d := dst[r:]
+		for p, v := range src[r*lds : r*lds+n] {
+			d[p*step] = v
+		}
+	}
+}
+
+// zeroPast clears, in each of the n steps of a panel of width step, the
+// values from column w on (the padding of an edge panel).
+func zeroPast(pan []float32, step, w, n int) {
+	if w < step {
+		for p := range n {
+			clear(pan[p*step+w : (p+1)*step])
 		}
 	}
 }
@@ -259,47 +261,23 @@ func interleave4Go(dst []float32, step int, src []float32, lds, n int) {
 }
 
 // copyStepsGo is copySteps in Go.
-func copyStepsGo(dst, src []float32, lds, n, w int) {
+func copyStepsGo(dst []float32, step int, src []float32, lds, w, n int) {
 	for p := range n {
-		copy(dst[p*w:(p+1)*w], src[p*lds:p*lds+w])
+		copy(dst[p*step:p*step+w], src[p*lds:p*lds+w])
 	}
 }
 
 // packB copies columns j0…j0+cols of op(B), k steps p0…p0+kc, into the panel
 // dst: step p's nr values at dst[p·nr…], zero past the last column.
 func packB(dst, b []float32, ldb int, tB bool, p0, kc, j0, cols, nr int) {
-	if !tB {
+	if tB {
+		// op(B)[p][j] = b[j·ldb + p]: a transpose of B's rows.
+		transpose(dst, nr, b[j0*ldb+p0:], ldb, cols, kc)
+	} else {
 		// op(B)[p][j] = b[p·ldb + j]: each step is a contiguous run.
-		o := p0*ldb + j0
-		if cols == nr {
-			copySteps(dst, b[o:], ldb, kc, nr)
-			return
-		}
-		for p := range kc {
-			d := dst[p*nr : (p+1)*nr]
-			copy(d, b[o+p*ldb:o+p*ldb+cols])
-			clear(d[cols:])
-		}
-		return
+		copySteps(dst, nr, b[p0*ldb+j0:], ldb, cols, kc)
 	}
-	// op(B)[p][j] = b[j·ldb + p]: a transpose of B's rows, four at a time.
-	o := j0*ldb + p0
-	q := 0
-	for ; q+4 <= cols; q += 4 {
-		interleave4(dst[q:], nr, b[o+q*ldb:], ldb, kc)
-	}
-	for ; q < cols; q++ {
-		src := b[o+q*ldb : o+q*ldb+kc]
-		d := dst[q:]
-		for p, v := range src {
-			d[p*nr] = v
-		}
-	}
-	if cols < nr {
-		for p := range kc {
-			clear(dst[p*nr+cols : (p+1)*nr])
-		}
-	}
+	zeroPast(dst, nr, cols, kc)
 }
 
 // scale sets C = beta·C (C = 0 for beta = 0, even where C held NaN).

@@ -40,20 +40,16 @@ func interleave4(dst []float32, step int, src []float32, lds, n int) {
 //go:noescape
 func copyPanel(dst, src *float32, lds, n, w int)
 
-// copySteps writes dst[p·w + i] = src[p·lds + i] for i < w, p < n: packing
-// of contiguous runs (A transposed, B not).
-func copySteps(dst, src []float32, lds, n, w int) {
-	if n == 0 {
-		return
-	}
-	switch w {
-	case 6, 12, 16, 32:
+// copySteps writes dst[p·step + i] = src[p·lds + i] for i < w, p < n:
+// packing of contiguous runs (A transposed, B not).
+func copySteps(dst []float32, step int, src []float32, lds, w, n int) {
+	if n > 0 && w == step && (w == 6 || w == 12 || w == 16 || w == 32) {
 		_ = dst[n*w-1] // bounds, as the assembly does not check
 		_ = src[(n-1)*lds+w-1]
 		copyPanel(&dst[0], &src[0], lds, n, w)
-	default:
-		copyStepsGo(dst, src, lds, n, w)
+		return
 	}
+	copyStepsGo(dst, step, src, lds, w, n)
 }
 
 // Blocking: kc steps of a 12-row A panel (12 KiB at kc = 256) stay in L1

@@ -23,4 +23,6 @@ func interleave4(dst []float32, step int, src []float32, lds, n int) {
 	interleave4Go(dst, step, src, lds, n)
 }
 
-func copySteps(dst, src []float32, lds, n, w int) { copyStepsGo(dst, src, lds, n, w) }
+func copySteps(dst []float32, step int, src []float32, lds, w, n int) {
+	copyStepsGo(dst, step, src, lds, w, n)
+}
