@@ -14,9 +14,11 @@
 // architectures, and amd64 built with the purego tag, have none; callers use
 // gonum's blas32 there.
 //
-// Every element of C is summed in the same order whatever the number of
-// cores and however tasks are scheduled (k in blocks of kc, in order, each
-// block by one kernel call), so a product is bit-for-bit repeatable.
+// Every element of C is computed by the same arithmetic whatever the number
+// of cores, however tasks are scheduled and wherever its row and column sit
+// (k in blocks of kc, in order, each block by one kernel call, edge tiles
+// like full ones): a product is bit-for-bit repeatable, and a row of C is
+// the same whether computed alone or among others.
 package gemm
 
 import (
@@ -185,19 +187,20 @@ func (pr *product) task(i0, i1, p0, p1 int) {
 				kn.call(kc, &apan[0], &bpan[0], &c[i*ldc+pr.jc+j], ldc, pr.alpha, beta)
 				continue
 			}
-			// An edge tile: the kernel writes the whole tile to tile, and
-			// only the part inside C is merged.
-			kn.call(kc, &apan[0], &bpan[0], &tile[0], nr, pr.alpha, 0)
+			// An edge tile: the kernel works on a copy of the part inside
+			// C, so that every element goes through the same arithmetic as
+			// in a full tile (a row's result does not depend on where the
+			// row sits in A, nor on how many rows A has).
+			if beta != 0 {
+				for r := range rows {
+					o := (i+r)*ldc + pr.jc + j
+					copy(tile[r*nr:r*nr+cols], c[o:o+cols])
+				}
+			}
+			kn.call(kc, &apan[0], &bpan[0], &tile[0], nr, pr.alpha, beta)
 			for r := range rows {
 				o := (i+r)*ldc + pr.jc + j
-				row, t := c[o:o+cols], tile[r*nr:r*nr+cols]
-				if beta == 0 {
-					copy(row, t)
-					continue
-				}
-				for q, v := range t {
-					row[q] = v + beta*row[q]
-				}
+				copy(c[o:o+cols], tile[r*nr:r*nr+cols])
 			}
 		}
 	}
