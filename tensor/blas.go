@@ -3,7 +3,6 @@ package tensor
 import (
 	"fmt"
 	"os"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -237,11 +236,7 @@ func loadLib(name string) (p *blasPath, last bool, goWhy string, err error) {
 	if lib.Path != lib.Name {
 		from += " (" + lib.Name + ")"
 	}
-	checked := func(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-		gemm.CheckArgs(tA, tB, m, n, k, a, lda, b, ldb, c, ldc) // C would not
-		lib.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-	}
-	return splitPath(kind, what+", loaded at run time from "+from, checked, 0), last, goWhy, nil
+	return splitPath(kind, what+", loaded at run time from "+from, lib.Sgemm, 0), last, goWhy, nil
 }
 
 // kernelPath runs the package's own sgemm with kernel kn; in parallel mode
@@ -253,7 +248,7 @@ func kernelPath(kn *gemm.Kernel) *blasPath {
 		source: "pure-Go packed sgemm with the " + what + " assembly micro-kernel",
 		gemm: func(parallel, tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 			if parallel {
-				kn.Sgemm(gemmParallel, runtime.GOMAXPROCS(0), tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+				kn.Sgemm(gemmParallel, numWorkers(), tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 				return
 			}
 			kn.Sgemm(nil, 1, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
@@ -281,9 +276,13 @@ func trans(t bool) blas.Transpose {
 // large products are split into row or column blocks of C, one call each,
 // spread by parallelFor, so the Go side owns all threading. serialRows > 0
 // cuts serial calls into slices of that many rows (for a library that
-// would go parallel on larger ones); 0 means no limit.
+// would go parallel on larger ones); 0 means no limit. The arguments are
+// checked first as the package's own kernels check them (a C library
+// would read and write out of bounds), so every path panics alike on a
+// programmer's error.
 func splitPath(name, source string, serial sgemmFunc, serialRows int) *blasPath {
 	return &blasPath{name: name, source: source, gemm: func(parallel, tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+		gemm.CheckArgs(tA, tB, m, n, k, a, lda, b, ldb, c, ldc)
 		if m == 0 || n == 0 {
 			return
 		}
@@ -331,7 +330,7 @@ func splitGemm(serial sgemmFunc, tA, tB bool, m, n, k int, alpha float32, a []fl
 	// GFLOP/s with 4 blocks, 193 with 8, OpenBLAS's own two threads 208),
 	// while two per core still lets a core slowed by other load hand over a
 	// block.
-	blocks := 2 * runtime.GOMAXPROCS(0)
+	blocks := 2 * numWorkers()
 	if m >= n {
 		g := max(grain, (m+blocks*grain-1)/(blocks*grain)*grain)
 		parallelFor(m, g, 2*n*k, func(lo, hi int) {

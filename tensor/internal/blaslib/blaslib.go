@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -80,6 +81,10 @@ func Open(name string) (*Lib, error) {
 		var config func() string
 		purego.RegisterFunc(&config, p)
 		l.OpenBLAS, l.Config = true, strings.TrimSpace(config())
+		if err := checkConfig(name, l.Config); err != nil {
+			_ = purego.Dlclose(h)
+			return nil, err
+		}
 		if p := sym("openblas_get_corename"); p != 0 {
 			var core func() string
 			purego.RegisterFunc(&core, p)
@@ -95,6 +100,18 @@ func Open(name string) (*Lib, error) {
 		l.Path = p
 	}
 	return l, nil
+}
+
+// checkConfig refuses an OpenBLAS built with 64-bit integers
+// (USE64BITINT, "ILP64"): its sgemm_ would read the 32-bit integers this
+// package passes as 64-bit ones, and so read and write out of bounds.
+// Distributions name such builds libopenblas64_ with suffixed symbols, but
+// a library named by the user may have plain names.
+func checkConfig(name, config string) error {
+	if slices.Contains(strings.Fields(config), "USE64BITINT") {
+		return fmt.Errorf("%s is an OpenBLAS with 64-bit integers (%q): it needs the 32-bit integer (LP64) build", name, config)
+	}
+	return nil
 }
 
 // Close unloads the library (the dynamic loader keeps it if something else

@@ -56,6 +56,20 @@ func TestOpenErrors(t *testing.T) {
 	}
 }
 
+// TestCheckConfig: an OpenBLAS built with 64-bit integers is refused with
+// an error naming the library; the usual builds pass.
+func TestCheckConfig(t *testing.T) {
+	for _, tc := range []struct{ config, want string }{
+		{"OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY Haswell MAX_THREADS=64", ""},
+		{"OpenBLAS 0.3.26  USE64BITINT DYNAMIC_ARCH NO_AFFINITY SkylakeX MAX_THREADS=64", "/opt/lib/libopenblas.so is an OpenBLAS with 64-bit integers"},
+	} {
+		err := checkConfig("/opt/lib/libopenblas.so", tc.config)
+		if (err == nil) != (tc.want == "") || err != nil && !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want %q", tc.config, err, tc.want)
+		}
+	}
+}
+
 // TestSgemm checks the library's product through both bindings (Fortran
 // sgemm_ with the row-major to column-major swap, and cblas_sgemm as used
 // for libraries without sgemm_) against a naive loop, over transposes,

@@ -326,6 +326,30 @@ func CheckArgs(tA, tB bool, m, n, k int, a []float32, lda int, b []float32, ldb 
 	check("A", a, ar, ac, lda)
 	check("B", b, br, bc, ldb)
 	check("C", c, m, n, ldc)
+	// C must not share memory with A or B: packing and the tasks read
+	// operands while other tasks write C, so the result would depend on
+	// the schedule (BLAS leaves it undefined too).
+	if k > 0 {
+		if overlaps(c, m, n, ldc, a, ar, ac, lda) {
+			panic("gemm: C overlaps A")
+		}
+		if overlaps(c, m, n, ldc, b, br, bc, ldb) {
+			panic("gemm: C overlaps B")
+		}
+	}
+}
+
+// overlaps says whether the memory spans of two stored matrices (from the
+// first element to the last element of the last row) intersect.
+func overlaps(x []float32, xr, xc, ldx int, y []float32, yr, yc, ldy int) bool {
+	if xr == 0 || xc == 0 || yr == 0 || yc == 0 {
+		return false
+	}
+	x0 := uintptr(unsafe.Pointer(unsafe.SliceData(x)))
+	y0 := uintptr(unsafe.Pointer(unsafe.SliceData(y)))
+	x1 := x0 + uintptr((xr-1)*ldx+xc)*4
+	y1 := y0 + uintptr((yr-1)*ldy+yc)*4
+	return x0 < y1 && y0 < x1
 }
 
 func roundUp(x, to int) int { return (x + to - 1) / to * to }

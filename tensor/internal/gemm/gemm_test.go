@@ -287,17 +287,57 @@ func TestSgemmBadArgsPanic(t *testing.T) {
 	}
 }
 
+// TestSgemmAliasing: C sharing memory with A or B is refused (the result
+// would depend on the schedule); A and B may share memory, and a C next to
+// them in the same buffer is fine.
+func TestSgemmAliasing(t *testing.T) {
+	for _, kn := range kernels(t) {
+		buf := make([]float32, 64)
+		for i := range buf {
+			buf[i] = float32(i%7) - 3
+		}
+		for _, tc := range []struct {
+			name    string
+			a, b, c []float32
+			panics  string
+		}{
+			{"C is A", buf[:16], buf[32:48], buf[:16], "gemm: C overlaps A"},
+			{"C inside B", buf[:16], buf[32:48], buf[40:56], "gemm: C overlaps B"},
+			{"C starts in A's last row", buf[:16], buf[32:48], buf[15:31], "gemm: C overlaps A"},
+			{"A is B", buf[:16], buf[:16], buf[32:48], ""},
+			{"C right after A", buf[:16], buf[16:32], buf[32:48], ""},
+		} {
+			t.Run(kn.name+"/"+tc.name, func(t *testing.T) {
+				defer func() {
+					got := ""
+					if r := recover(); r != nil {
+						got = fmt.Sprint(r)
+					}
+					if got != tc.panics {
+						t.Errorf("panic %q, want %q", got, tc.panics)
+					}
+				}()
+				kn.Sgemm(nil, 1, false, false, 4, 4, 4, 1, tc.a, 4, tc.b, 4, 0, tc.c, 4)
+			})
+		}
+	}
+}
+
 // FuzzSgemm checks random shapes, transposes, strides and scalars against
 // the naive loop, serial and parallel.
 func FuzzSgemm(f *testing.F) {
 	f.Add(uint8(13), uint8(33), uint8(7), uint8(3), uint8(1), uint8(2), uint8(0), uint64(1))
 	f.Add(uint8(1), uint8(1), uint8(1), uint8(0), uint8(0), uint8(0), uint8(0), uint64(2))
 	f.Add(uint8(100), uint8(70), uint8(255), uint8(2), uint8(9), uint8(0), uint8(4), uint64(3))
+	f.Add(uint8(29), uint8(40), uint8(3), uint8(0x37), uint8(1), uint8(16), uint8(2), uint64(4)) // k = 771: four k blocks
 	f.Fuzz(func(t *testing.T, m, n, k, flags, padA, padB, padC uint8, seed uint64) {
 		ks := allKernels()
 		rng := rand.New(rand.NewPCG(seed, 7))
 		ab := alphaBetas[int(flags>>2)%len(alphaBetas)]
-		p := newProblem(rng, flags&1 != 0, flags&2 != 0, int(m)%200+1, int(n)%200+1, int(k), int(padA%17), int(padB%17), int(padC%17), ab[0], ab[1])
+		// Bits 4-5 of flags add 0-3 blocks of 256 to k, so that products
+		// over several kc blocks (kc = 256) are fuzzed as well.
+		kk := int(k) + int(flags>>4&3)*256
+		p := newProblem(rng, flags&1 != 0, flags&2 != 0, int(m)%200+1, int(n)%200+1, kk, int(padA%17), int(padB%17), int(padC%17), ab[0], ab[1])
 		for _, e := range ks {
 			if !e.ok {
 				continue
