@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/ebitengine/purego"
+
+	"github.com/gtformer/gtformer/tensor/internal/gemm"
 )
 
 // openBLAS finds OpenBLAS, or skips saying so; where it must be installed
@@ -97,14 +99,8 @@ func TestSgemm(t *testing.T) {
 				if ti >= 2 {
 					alpha, beta = -0.5, 2
 				}
-				ar, ac := m, k
-				if tA {
-					ar, ac = k, m
-				}
-				br, bc := k, n
-				if tB {
-					br, bc = n, k
-				}
+				ar, ac := gemm.Stored(tA, m, k)
+				br, bc := gemm.Stored(tB, k, n)
 				lda, ldb, ldc := ac+ti, bc+2*ti, n+3
 				a, b, c := randSlice(rng, ar*lda), randSlice(rng, br*ldb), randSlice(rng, m*ldc)
 				opA := func(i, p int) float64 {

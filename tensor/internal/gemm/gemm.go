@@ -307,14 +307,8 @@ func CheckArgs(tA, tB bool, m, n, k int, a []float32, lda int, b []float32, ldb 
 	if m < 0 || n < 0 || k < 0 {
 		panic(fmt.Sprintf("gemm: negative dimension m=%d n=%d k=%d", m, n, k))
 	}
-	ar, ac := m, k
-	if tA {
-		ar, ac = k, m
-	}
-	br, bc := k, n
-	if tB {
-		br, bc = n, k
-	}
+	ar, ac := Stored(tA, m, k)
+	br, bc := Stored(tB, k, n)
 	check := func(what string, s []float32, rows, cols, ld int) {
 		if ld < cols {
 			panic(fmt.Sprintf("gemm: %s: leading dimension %d < %d columns", what, ld, cols))
@@ -350,6 +344,15 @@ func overlaps(x []float32, xr, xc, ldx int, y []float32, yr, yc, ldy int) bool {
 	x1 := x0 + uintptr((xr-1)*ldx+xc)*4
 	y1 := y0 + uintptr((yr-1)*ldy+yc)*4
 	return x0 < y1 && y0 < x1
+}
+
+// Stored returns the rows and columns of the stored matrix X whose op(X)
+// is rows×cols: cols×rows when op transposes.
+func Stored(transposed bool, rows, cols int) (int, int) {
+	if transposed {
+		return cols, rows
+	}
+	return rows, cols
 }
 
 func roundUp(x, to int) int { return (x + to - 1) / to * to }

@@ -38,14 +38,8 @@ type problem struct {
 
 func newProblem(rng *rand.Rand, tA, tB bool, m, n, k, padA, padB, padC int, alpha, beta float32) *problem {
 	p := &problem{tA: tA, tB: tB, m: m, n: n, k: k, alpha: alpha, beta: beta, padA: padA, padB: padB, padC: padC, sentinel: 12345}
-	ar, ac := m, k
-	if tA {
-		ar, ac = k, m
-	}
-	br, bc := k, n
-	if tB {
-		br, bc = n, k
-	}
+	ar, ac := Stored(tA, m, k)
+	br, bc := Stored(tB, k, n)
 	p.lda, p.ldb, p.ldc = ac+padA, bc+padB, n+padC
 	fill := func(rows, ld int) []float32 {
 		s := make([]float32, rows*ld)
