@@ -16,13 +16,21 @@ func TestBLASPathsAgree(t *testing.T) {
 	g := tinyGraph(9, 20, 3, 9, true, 1)
 	cfg := tinyConfig(g)
 	cfg.Dropout = 0.2
-	in := inputsFor(g, cfg)
+	// The default model's hop features (tinyConfig turns them off).
+	def := Default()
+	cfg.FeatureHops, cfg.FeatureSkip = def.FeatureHops, def.FeatureSkip
+	if cfg.FeatureHops == 0 {
+		t.Fatal("the default config has no hop features: this test is meant to cover them")
+	}
 	b := linkBatch(t, g, [][2]int32{{0, 1}, {2, 3}, {4, 7}}, cfg.Neighbors, 3)
 	step := func() []float32 {
 		m, err := New(cfg, 42)
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Their basis and propagation (products too) are computed on the
+		// path under test.
+		in := preparedInputs(t, m, g)
 		tp := tensor.NewTape()
 		loss, _, err := m.Loss(tp, in, b, nil)
 		if err != nil {
