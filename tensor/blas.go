@@ -367,7 +367,7 @@ func sgemmSerial(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, 
 
 // Gemm computes C = alpha·op(A)·op(B) + beta·C for row-major float32
 // matrices with leading dimensions lda, ldb, ldc (op(A) is m×k, op(B) is
-// k×n, op = transpose when tA or tB), through the build's BLAS and spread
+// k×n, op = transpose when tA or tB), on the BLAS path in use and spread
 // over the cores as the tape's products are. For code outside the tape
 // that multiplies plain slices (blocked distance computations in metrics
 // and evaluate).
