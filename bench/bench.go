@@ -1,11 +1,14 @@
 // Package bench measures the compute engine: single-precision matrix product
-// throughput of the active BLAS and the throughput of one transformer layer's
-// training step (forward + backward), both in GFLOP/s, and their ratio — how
-// much of the BLAS peak a real model step keeps.
+// throughput and the throughput of one transformer layer's training step
+// (forward + backward), both in GFLOP/s, and their ratio — how much of the
+// BLAS peak a real model step keeps — for the BLAS path in use and, in the
+// same run, for every other path this machine has (tensor.BLASPaths).
 package bench
 
 import (
 	"math/rand/v2"
+	"runtime"
+	"slices"
 	"time"
 
 	"github.com/gtformer/gtformer/nn"
@@ -76,21 +79,54 @@ func (l *Layer) Step() {
 
 // Result is one measurement.
 type Result struct {
+	BLAS        string  `json:"blas"`        // the path in use (tensor.BLASName)
+	BLASSource  string  `json:"blas_source"` // where it came from (tensor.BLASSource)
+	SgemmGFLOPS float64 `json:"sgemm_gflops"`
+	StepGFLOPS  float64 `json:"step_gflops"`
+	Ratio       float64 `json:"ratio"` // StepGFLOPS / SgemmGFLOPS
+	// OneCore: measured on one core in thread CPU time (Options.OneCore).
+	OneCore bool `json:"one_core"`
+	// Paths holds every available path, the one in use included, measured
+	// in the same run (interleaved, so that load on the machine falls on
+	// all alike).
+	Paths []PathResult `json:"paths"`
+}
+
+// PathResult is one BLAS path's measurement; the ratios are to the path in
+// use (Result.BLAS), so a path with SgemmRatio 0.5 multiplies at half its
+// speed.
+type PathResult struct {
 	BLAS        string  `json:"blas"`
 	SgemmGFLOPS float64 `json:"sgemm_gflops"`
 	StepGFLOPS  float64 `json:"step_gflops"`
-	Ratio       float64 `json:"ratio"`
+	SgemmRatio  float64 `json:"sgemm_ratio"`
+	StepRatio   float64 `json:"step_ratio"`
 }
 
-// timeBest runs f at least minRuns times and until minTime has passed and
-// returns the fastest run: the least disturbed by other load on the machine.
-func timeBest(f func(), minRuns int, minTime time.Duration) time.Duration {
-	best := time.Duration(1<<63 - 1)
+// clock reads the time measurements are taken in.
+type clock func() time.Duration
+
+var wallStart = time.Now()
+
+// wallClock is elapsed real time.
+func wallClock() time.Duration { return time.Since(wallStart) }
+
+// interleaved times run(i) for each of n variants, round-robin, at least
+// minRuns rounds and until minTime has passed per variant, and returns each
+// variant's fastest run by now: the least disturbed by other load on the
+// machine, which alternating exposes to all variants alike.
+func interleaved(n int, run func(i int), minRuns int, minTime time.Duration, now clock) []time.Duration {
+	best := make([]time.Duration, n)
+	for i := range best {
+		best[i] = time.Duration(1<<63 - 1)
+	}
 	start := time.Now()
-	for i := 0; i < minRuns || time.Since(start) < minTime; i++ {
-		t0 := time.Now()
-		f()
-		best = min(best, time.Since(t0))
+	for r := 0; r < minRuns || time.Since(start) < time.Duration(n)*minTime; r++ {
+		for i := range n {
+			t0 := now()
+			run(i)
+			best[i] = min(best[i], now()-t0)
+		}
 	}
 	return best
 }
@@ -101,40 +137,110 @@ func timeBest(f func(), minRuns int, minTime time.Duration) time.Duration {
 // time slices and would flatter the ratio's denominator).
 const sgemmBatch = 10
 
-// Sgemm measures C = A·B for n×n×n matrices through the package's BLAS and
-// returns GFLOP/s (2n³ operations per product), sustained over runs of
-// sgemmBatch products.
-func Sgemm(n int, minRuns int, minTime time.Duration) float64 {
+// sgemmRun returns a function computing count products C = A·B of n×n
+// matrices through the tensor package, and the operations of one.
+func sgemmRun(n int) (func(count int), float64) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	a, b := tensor.New(n, n), tensor.New(n, n)
 	for i := range a.Data {
 		a.Data[i], b.Data[i] = rng.Float32(), rng.Float32()
 	}
 	tp := &tensor.Tape{NoGrad: true}
-	f := func() {
-		for range sgemmBatch {
+	return func(count int) {
+		for range count {
 			tp.Reset()
 			tp.MatMul(a, b, false, false)
 		}
-	}
-	f() // warm up (arena, worker goroutines)
-	d := timeBest(f, minRuns, minTime)
-	return sgemmBatch * 2 * float64(n) * float64(n) * float64(n) / d.Seconds() / 1e9
+	}, 2 * float64(n) * float64(n) * float64(n)
+}
+
+// Sgemm measures C = A·B for n×n×n matrices through the package's BLAS and
+// returns GFLOP/s (2n³ operations per product), sustained over runs of
+// sgemmBatch products.
+func Sgemm(n int, minRuns int, minTime time.Duration) float64 {
+	f, ops := sgemmRun(n)
+	f(1) // warm up (arena, worker goroutines)
+	d := interleaved(1, func(int) { f(sgemmBatch) }, minRuns, minTime, wallClock)[0]
+	return sgemmBatch * ops / d.Seconds() / 1e9
 }
 
 // Step measures the layer step and returns GFLOP/s by StepFLOPs.
 func Step(c LayerConfig, minRuns int, minTime time.Duration) float64 {
 	l := NewLayer(c, 1)
 	l.Step() // warm up the arena
-	d := timeBest(l.Step, minRuns, minTime)
+	d := interleaved(1, func(int) { l.Step() }, minRuns, minTime, wallClock)[0]
 	return StepFLOPs(c) / d.Seconds() / 1e9
 }
 
-// Run measures sgemm at 1024³ and the default layer step.
-func Run(minRuns int, minTime time.Duration) Result {
-	r := Result{BLAS: tensor.BLASName()}
-	r.SgemmGFLOPS = Sgemm(1024, minRuns, minTime)
-	r.StepGFLOPS = Step(DefaultLayer, minRuns, minTime)
+// Options says what Run measures and how.
+type Options struct {
+	// Paths are the BLAS paths to measure (tensor.BLASPaths); empty means
+	// all. The path in use is always measured, first if Paths omits it.
+	Paths []string
+	// Each path and measurement runs at least MinRuns times and for at
+	// least MinTime; the fastest run counts.
+	MinRuns int
+	MinTime time.Duration
+	// OneCore measures on one core (GOMAXPROCS 1, on a locked thread) in
+	// the thread's CPU time rather than wall-clock time: the figures then
+	// hardly depend on other load on the machine, so paths and kernels can
+	// be compared on a busy machine (Linux only).
+	OneCore bool
+}
+
+// Run measures sgemm at 1024³ and the default layer step on the BLAS paths
+// of o and leaves the path in use as it found it.
+func Run(o Options) (Result, error) {
+	active := tensor.BLASName()
+	r := Result{BLAS: active, BLASSource: tensor.BLASSource(), OneCore: o.OneCore}
+	names := o.Paths
+	if len(names) == 0 {
+		names = tensor.BLASPaths()
+	}
+	if !slices.Contains(names, active) {
+		names = append([]string{active}, names...)
+	}
+	defer tensor.UseBLAS(active)
+	for _, name := range names { // all known before anything is measured
+		if err := tensor.UseBLAS(name); err != nil {
+			return r, err
+		}
+	}
+	now := wallClock
+	if o.OneCore {
+		var err error
+		if now, err = threadClock(); err != nil {
+			return r, err
+		}
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	}
+	use := func(i int) {
+		if err := tensor.UseBLAS(names[i]); err != nil {
+			panic(err) // checked above
+		}
+	}
+	f, ops := sgemmRun(1024)
+	l := NewLayer(DefaultLayer, 1)
+	for i := range names { // warm up every path (arena, workers, library)
+		use(i)
+		f(1)
+		l.Step()
+	}
+	sg := interleaved(len(names), func(i int) { use(i); f(sgemmBatch) }, o.MinRuns, o.MinTime, now)
+	st := interleaved(len(names), func(i int) { use(i); l.Step() }, o.MinRuns, o.MinTime, now)
+	for i, name := range names {
+		p := PathResult{BLAS: name, SgemmGFLOPS: sgemmBatch * ops / sg[i].Seconds() / 1e9, StepGFLOPS: StepFLOPs(DefaultLayer) / st[i].Seconds() / 1e9}
+		if name == active {
+			r.SgemmGFLOPS, r.StepGFLOPS = p.SgemmGFLOPS, p.StepGFLOPS
+		}
+		r.Paths = append(r.Paths, p)
+	}
 	r.Ratio = r.StepGFLOPS / r.SgemmGFLOPS
-	return r
+	for i := range r.Paths {
+		r.Paths[i].SgemmRatio = r.Paths[i].SgemmGFLOPS / r.SgemmGFLOPS
+		r.Paths[i].StepRatio = r.Paths[i].StepGFLOPS / r.StepGFLOPS
+	}
+	return r, nil
 }

@@ -9,8 +9,8 @@
 # Usage: bench/scale.sh [SIZE ...]        (default: 10000 50000 100000 445000)
 # Environment:
 #   WORK=DIR        corpora, run folders and logs (default /tmp/gtformer-scale)
-#   GTFORMER=PATH   binary to run (default: built here, -tags openblas when
-#                   libopenblas is installed)
+#   GTFORMER=PATH   binary to run (default: built here; it loads OpenBLAS at
+#                   run time when installed, GTFORMER_BLAS picks a path)
 #   EXTRA="..."     extra flags for gtformer train
 # Runs one size at a time (445K needs about 16 GB); run it on an idle
 # machine for figures worth recording, and name the build (printed first).
@@ -29,9 +29,7 @@ fi
 bin=${GTFORMER:-}
 if [ -z "$bin" ]; then
   bin="$WORK/gtformer"
-  tags=()
-  if ldconfig -p | grep libopenblas >/dev/null; then tags=(-tags openblas); fi
-  go build "${tags[@]}" -o "$bin" ./cmd/gtformer
+  go build -o "$bin" ./cmd/gtformer
 fi
 echo "build: $(git rev-parse --short HEAD 2>/dev/null || echo unknown), $(go version | cut -d' ' -f3), BLAS from the run log below" >&2
 

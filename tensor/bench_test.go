@@ -6,24 +6,31 @@ import (
 	"testing"
 )
 
-// BenchmarkSgemm measures C = A·B at the shapes of the transformer layer
-// (N = 64·128 tokens, width 256, MLP 1024) and at 1024³, reporting GFLOP/s
-// from 2·m·n·k operations per product.
+// BenchmarkSgemm measures C = A·B on every BLAS path at the shapes of the
+// transformer layer (N = 64·128 tokens, width 256, MLP 1024), at 1024³ and
+// at one attention head's product, reporting GFLOP/s from 2·m·n·k
+// operations per product.
 func BenchmarkSgemm(b *testing.B) {
-	for _, d := range [][3]int{{1024, 1024, 1024}, {8192, 256, 256}, {8192, 1024, 256}, {8192, 256, 1024}, {256, 256, 8192}, {128, 128, 64}} {
-		m, n, k := d[0], d[1], d[2]
-		b.Run(fmt.Sprintf("%s/%dx%dx%d", BLASName(), m, n, k), func(b *testing.B) {
-			rng := rand.New(rand.NewPCG(1, 1))
-			x, y := randTensor(rng, m, k), randTensor(rng, k, n)
-			tp := &Tape{NoGrad: true}
-			tp.MatMul(x, y, false, false) // warm the arena: steady state only
-			b.ReportAllocs()
-			for b.Loop() {
-				tp.Reset()
-				tp.MatMul(x, y, false, false)
-			}
-			b.ReportMetric(2*float64(m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-		})
+	defer UseBLAS(BLASName())
+	for _, path := range BLASPaths() {
+		for _, d := range [][3]int{{1024, 1024, 1024}, {8192, 256, 256}, {8192, 1024, 256}, {8192, 256, 1024}, {256, 256, 8192}, {128, 128, 64}} {
+			m, n, k := d[0], d[1], d[2]
+			b.Run(fmt.Sprintf("%s/%dx%dx%d", path, m, n, k), func(b *testing.B) {
+				if err := UseBLAS(path); err != nil {
+					b.Fatal(err)
+				}
+				rng := rand.New(rand.NewPCG(1, 1))
+				x, y := randTensor(rng, m, k), randTensor(rng, k, n)
+				tp := &Tape{NoGrad: true}
+				tp.MatMul(x, y, false, false) // warm the arena: steady state only
+				b.ReportAllocs()
+				for b.Loop() {
+					tp.Reset()
+					tp.MatMul(x, y, false, false)
+				}
+				b.ReportMetric(2*float64(m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			})
+		}
 	}
 }
 

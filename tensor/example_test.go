@@ -2,6 +2,7 @@ package tensor_test
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gtformer/gtformer/tensor"
 )
@@ -52,7 +53,33 @@ func ExampleTape_Attention() {
 }
 
 func ExampleBLASName() {
-	name := tensor.BLASName()
-	fmt.Println(name == "gonum" || name == "openblas")
+	// The active path is one of those available (which ones depends on the
+	// machine: OpenBLAS installed or not, AVX-512 or AVX2).
+	fmt.Println(slices.Contains(tensor.BLASPaths(), tensor.BLASName()))
 	// Output: true
+}
+
+func ExampleBLASPaths() {
+	paths := tensor.BLASPaths()
+	// gonum's pure-Go BLAS is always there, and last.
+	fmt.Println(paths[len(paths)-1])
+	// Output: gonum
+}
+
+// Every available path computes the same small integer product exactly.
+func ExampleUseBLAS() {
+	defer tensor.UseBLAS(tensor.BLASName())
+	a := tensor.FromData([]float32{1, 2, 3, 4, 5, 6}, 2, 3)
+	b := tensor.FromData([]float32{1, 0, 0, 1, 2, -1}, 3, 2)
+	results := map[string]bool{}
+	for _, name := range tensor.BLASPaths() {
+		if err := tensor.UseBLAS(name); err != nil {
+			fmt.Println(err)
+			return
+		}
+		tp := &tensor.Tape{NoGrad: true}
+		results[fmt.Sprint(tp.MatMul(a, b, false, false).Data)] = true
+	}
+	fmt.Println(results)
+	// Output: map[[7 -1 16 -1]:true]
 }

@@ -30,10 +30,16 @@ func randTensor(rng *rand.Rand, shape ...int) *Tensor {
 	return x
 }
 
+// TestMatMulReference checks every BLAS path against the naive product.
 func TestMatMulReference(t *testing.T) {
+	forEachPath(t, testMatMulReference)
+}
+
+func testMatMulReference(t *testing.T, _ string) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	tp := NewTape()
-	// Large enough for gonum's blocked, parallel path and OpenBLAS's kernels.
+	// Large enough for the parallel splits, gonum's blocked path and the
+	// kernels' edge tiles.
 	for _, d := range [][3]int{{1, 1, 1}, {7, 5, 3}, {130, 70, 65}, {64, 300, 129}, {300, 129, 70}} {
 		m, k, n := d[0], d[1], d[2]
 		for _, tA := range []bool{false, true} {

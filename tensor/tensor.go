@@ -10,10 +10,12 @@
 // are heap-owned and live as long as the caller keeps them. Reshape returns a
 // view sharing its input's data and gradient.
 //
-// Speed: matrix products go through gonum's blas32 interface, with gonum's
-// pure-Go implementation by default and OpenBLAS under the build tag
-// openblas (BLASName reports which). Large products and element-wise passes
-// are split over the cores by the package itself; GELU and softmax
+// Speed: matrix products run on one of several BLAS paths (blas.go):
+// OpenBLAS loaded at run time when the machine has it (no cgo), else the
+// package's own packed sgemm with AVX-512 or AVX2 assembly kernels, else
+// gonum's pure-Go blas32; BLASName and BLASSource report which, and
+// GTFORMER_BLAS chooses. Large products and element-wise passes are split
+// over the cores by the package itself; GELU and softmax
 // exponentials use AVX2 assembly on amd64 (build tag purego turns it off).
 // Ops record closure-free nodes and reuse arena buffers, so a repeated
 // training step allocates no tensor storage once warm (a few dozen small

@@ -3,6 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -10,7 +15,7 @@ import (
 )
 
 func TestBenchUsage(t *testing.T) {
-	for _, args := range [][]string{{"bench", "extra"}, {"bench", "--nope"}, {"bench", "--time", "-1s"}, {"bench", "--runs", "0"}} {
+	for _, args := range [][]string{{"bench", "extra"}, {"bench", "--nope"}, {"bench", "--time", "-1s"}, {"bench", "--runs", "0"}, {"bench", "--paths", "fastest"}, {"bench", "--paths", ","}} {
 		var out, errb bytes.Buffer
 		if code := run(args, &out, &errb); code != 2 {
 			t.Errorf("%v: exit %d, want 2 (stderr %q)", args, code, errb.String())
@@ -18,31 +23,97 @@ func TestBenchUsage(t *testing.T) {
 	}
 }
 
-// TestBenchJSON runs each measurement once (a few seconds with the pure-Go
-// BLAS); skipped with -short.
+// TestBenchJSON runs each measurement once, on one core, on the path in use
+// and the first pure-Go path (a few seconds; all paths would add gonum's
+// slow ones); skipped with -short.
 func TestBenchJSON(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the layer benchmark")
 	}
 	var out, errb bytes.Buffer
-	if code := run([]string{"bench", "--json", "--time", "0s", "--runs", "1"}, &out, &errb); code != 0 {
+	goPath := ""
+	for _, p := range tensor.BLASPaths() {
+		if strings.HasPrefix(p, "go") && goPath == "" {
+			goPath = p
+		}
+	}
+	want := []string{tensor.BLASName()}
+	if goPath != want[0] {
+		want = append(want, goPath)
+	}
+	if code := run([]string{"bench", "--json", "--time", "0s", "--runs", "1", "--paths", goPath, "--one-core"}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	var r struct {
+	type path struct {
 		BLAS        string   `json:"blas"`
 		SgemmGFLOPS *float64 `json:"sgemm_gflops"`
 		StepGFLOPS  *float64 `json:"step_gflops"`
+		SgemmRatio  *float64 `json:"sgemm_ratio"`
+		StepRatio   *float64 `json:"step_ratio"`
+	}
+	var r struct {
+		BLAS        string   `json:"blas"`
+		BLASSource  string   `json:"blas_source"`
+		SgemmGFLOPS *float64 `json:"sgemm_gflops"`
+		StepGFLOPS  *float64 `json:"step_gflops"`
 		Ratio       *float64 `json:"ratio"`
+		OneCore     bool     `json:"one_core"`
+		Paths       []path   `json:"paths"`
 	}
 	dec := json.NewDecoder(strings.NewReader(out.String()))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&r); err != nil {
 		t.Fatalf("output %q: %v", out.String(), err)
 	}
-	if r.BLAS != tensor.BLASName() || r.SgemmGFLOPS == nil || *r.SgemmGFLOPS <= 0 || r.StepGFLOPS == nil || *r.StepGFLOPS <= 0 || r.Ratio == nil {
+	if r.BLAS != tensor.BLASName() || r.BLASSource != tensor.BLASSource() || !r.OneCore || r.SgemmGFLOPS == nil || *r.SgemmGFLOPS <= 0 || r.StepGFLOPS == nil || *r.StepGFLOPS <= 0 || r.Ratio == nil {
 		t.Fatalf("bad result %q", out.String())
 	}
-	if d := *r.Ratio - *r.StepGFLOPS / *r.SgemmGFLOPS; d > 1e-9 || d < -1e-9 {
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+	if !near(*r.Ratio, *r.StepGFLOPS / *r.SgemmGFLOPS) {
 		t.Errorf("ratio %v is not step/sgemm", *r.Ratio)
+	}
+	var names []string
+	for _, p := range r.Paths {
+		names = append(names, p.BLAS)
+		if p.SgemmGFLOPS == nil || !(*p.SgemmGFLOPS > 0) || p.StepGFLOPS == nil || !(*p.StepGFLOPS > 0) || p.SgemmRatio == nil || p.StepRatio == nil {
+			t.Fatalf("path %s: bad result %q", p.BLAS, out.String())
+		}
+		if !near(*p.SgemmRatio, *p.SgemmGFLOPS / *r.SgemmGFLOPS) || !near(*p.StepRatio, *p.StepGFLOPS / *r.StepGFLOPS) {
+			t.Errorf("path %s: ratios %v, %v are not to the path in use", p.BLAS, *p.SgemmRatio, *p.StepRatio)
+		}
+		if p.BLAS == r.BLAS && (*p.SgemmGFLOPS != *r.SgemmGFLOPS || *p.StepGFLOPS != *r.StepGFLOPS) {
+			t.Errorf("path in use %s: figures differ from the top level", p.BLAS)
+		}
+	}
+	if !slices.Equal(names, want) {
+		t.Errorf("paths %v, want %v (the path in use first, then those asked for)", names, want)
+	}
+	if tensor.BLASName() != r.BLAS {
+		t.Errorf("bench left %s in use, was %s", tensor.BLASName(), r.BLAS)
+	}
+}
+
+// TestBLASSettingErrors runs the command in a child process with a bad
+// GTFORMER_BLAS or GTFORMER_BLAS_LIB (the choice is made once per process):
+// exit 2 and a message naming the setting, before any work.
+func TestBLASSettingErrors(t *testing.T) {
+	if os.Getenv("GTFORMER_TEST_CHILD") == "1" {
+		os.Exit(run([]string{"data", "stats"}, os.Stdout, os.Stderr))
+	}
+	for _, tc := range []struct{ env, want string }{
+		{"GTFORMER_BLAS=fastest", `GTFORMER_BLAS="fastest": want auto, go or one of`},
+		{"GTFORMER_BLAS_LIB=/nonexistent/libnothing.so", "GTFORMER_BLAS_LIB: loading /nonexistent/libnothing.so"},
+	} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestBLASSettingErrors$")
+		cmd.Env = append(os.Environ(), "GTFORMER_TEST_CHILD=1", "GTFORMER_BLAS=", "GTFORMER_BLAS_LIB=", tc.env)
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 {
+			t.Errorf("%s: %v, want exit status 2; output:\n%s", tc.env, err, out)
+			continue
+		}
+		if !strings.Contains(string(out), tc.want) {
+			t.Errorf("%s: output %q does not say %q", tc.env, out, tc.want)
+		}
 	}
 }

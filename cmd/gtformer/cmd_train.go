@@ -231,7 +231,7 @@ the command that continues the run, and exits 130 (143 for SIGTERM).`)
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
-	fmt.Fprintf(log, "training on %s: %d documents, %d training links (%d validation documents and their links held out), %s BLAS\n", d.source(), g.NumDocs(), len(tr.H.TrainLinks), len(s.Valid), tensor.BLASName())
+	fmt.Fprintf(log, "training on %s: %d documents, %d training links (%d validation documents and their links held out), %s BLAS: %s\n", d.source(), g.NumDocs(), len(tr.H.TrainLinks), len(s.Valid), tensor.BLASName(), tensor.BLASSource())
 	began := time.Now()
 	stopSignals, signalled := watchSignals(tr, stderr)
 	err = tr.Run()

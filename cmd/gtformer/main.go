@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/gtformer/gtformer/tensor"
 )
 
 // command is one subcommand. Subcommands live in cmd_*.go files and register
@@ -155,6 +157,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		fmt.Fprintf(stderr, "gtformer: unknown command %q (run 'gtformer help')\n", args[0])
+		return 2
+	}
+	// A bad GTFORMER_BLAS or GTFORMER_BLAS_LIB is a usage error: running on
+	// another path than asked would go unnoticed.
+	if err := tensor.BLASError(); err != nil {
+		fmt.Fprintf(stderr, "gtformer %s: %v\n", c.name, err)
 		return 2
 	}
 	err := c.run(rest, stdout, stderr)

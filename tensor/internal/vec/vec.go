@@ -1,7 +1,6 @@
 // Package vec holds the float32 element kernels behind tensor's GELU: a
-// scalar form and, on amd64 with AVX2 and FMA, an assembly row kernel. It is
-// a separate package because Go does not allow assembly files in a package
-// that uses cgo (tensor does, under the openblas build tag).
+// scalar form and, on amd64 with AVX2 and FMA, an assembly row kernel, kept
+// apart from tensor as its matrix kernels are (package gemm).
 package vec
 
 // GELU uses the tanh form of Hendrycks & Gimpel (as GPT-2 and BERT's

@@ -1,0 +1,9 @@
+//go:build !linux
+
+package bench
+
+import "errors"
+
+func threadClock() (clock, error) {
+	return nil, errors.New("measuring in thread CPU time needs Linux")
+}
