@@ -368,8 +368,26 @@ func TestReport(t *testing.T) {
 			docs++
 		}
 	}
-	if data.Sampled != 30 || docs != 30 || data.Total != ix.NumDocs() {
-		t.Errorf("sampled %d, %d document answers, total %d", data.Sampled, docs, data.Total)
+	// The sample's documents, and every document a topic panel lists (a
+	// listed document must open, sampled or not).
+	want := map[string]bool{}
+	for _, i := range ix.Sample(30) {
+		want[ix.DocID(i)] = true
+	}
+	for _, n := range ix.Tree().Nodes {
+		tp, err := ix.Topic(n.ID, 0, 5) // TopicDocs above
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range tp.Documents {
+			want[d.ID] = true
+			if _, ok := data.Responses["/v1/documents/"+d.ID]; !ok {
+				t.Errorf("topic %d lists document %s, which the report cannot open", n.ID, d.ID)
+			}
+		}
+	}
+	if data.Sampled != 30 || docs != len(want) || data.Total != ix.NumDocs() {
+		t.Errorf("sampled %d, %d document answers (want %d: the sample and the listed), total %d", data.Sampled, docs, len(want), data.Total)
 	}
 	for _, n := range ix.Tree().Nodes {
 		if _, ok := data.Responses[fmt.Sprintf("/v1/topics/%d", n.ID)]; !ok {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -107,6 +108,9 @@ func (ix *Index) Report(w io.Writer, opt ReportOptions) error {
 	}
 	words := map[string]bool{}
 	V := len(ix.g.Vocab)
+	// Every document a topic panel lists opens in the report too, sampled
+	// or not (a listed document that cannot open would be a dead link).
+	listed := []int{}
 	for _, nd := range ix.nodes {
 		t, err := ix.Topic(nd.ID, 0, opt.TopicDocs)
 		if err != nil {
@@ -114,6 +118,9 @@ func (ix *Index) Report(w io.Writer, opt ReportOptions) error {
 		}
 		t.Next = ""
 		resp["/v1/topics/"+strconv.Itoa(nd.ID)] = t
+		for _, d := range t.Documents {
+			listed = append(listed, ix.docOf[d.ID])
+		}
 		r := ix.rowOf[nd.ID]
 		for _, w := range topK(ix.beta[r*V:(r+1)*V], opt.WordsPerTopic) {
 			words[ix.g.Vocab[w]] = true
@@ -126,7 +133,7 @@ func (ix *Index) Report(w io.Writer, opt ReportOptions) error {
 		}
 		resp["/v1/words/"+w] = wt
 	}
-	for _, i := range sample {
+	for _, i := range append(slices.Clone(sample), listed...) {
 		d, err := ix.Document(ix.DocID(i))
 		if err != nil {
 			return err
