@@ -111,3 +111,27 @@ func TestNestedStatesReachesFurther(t *testing.T) {
 		}
 	}
 }
+
+// TestDocInputsMatchCorpusInputs: the inputs of documents handed over as
+// word lists equal the corpus's inputs of the same documents.
+func TestDocInputsMatchCorpusInputs(t *testing.T) {
+	g := tinyGraph(7, 20, 3, 12, true, 9)
+	cfg := tinyConfig(g)
+	m := perturbed(t, cfg, 1)
+	m.IDF = IDF(g, allDocs(g.NumDocs()))
+	want := NewInputs(g, m.IDF, cfg.MaxLen, cfg.Truncate)
+	pick := []int32{5, 0, 3}
+	var words [][]int32
+	for _, d := range pick {
+		words = append(words, g.Doc(int(d)))
+	}
+	got := m.DocInputs(words)
+	for i, d := range pick {
+		lo, hi := want.BowPtr[d], want.BowPtr[d+1]
+		glo, ghi := got.BowPtr[i], got.BowPtr[i+1]
+		if !slices.Equal(got.Tokens(i), want.Tokens(int(d))) || got.Len[i] != want.Len[d] ||
+			!slices.Equal(got.BowWord[glo:ghi], want.BowWord[lo:hi]) || !slices.Equal(got.TfIdf[glo:ghi], want.TfIdf[lo:hi]) {
+			t.Errorf("document %d: inputs differ from the corpus's", d)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/gtformer/gtformer/corpus"
+	"github.com/gtformer/gtformer/corpusstates"
 	"github.com/gtformer/gtformer/model"
 	"github.com/gtformer/gtformer/npy"
 	"github.com/gtformer/gtformer/outputs"
@@ -75,20 +76,30 @@ func runEmbed(args []string, stdout, stderr io.Writer) error {
 	batch := fs.Int("batch", 128, "documents per inference batch")
 	maxNbrs := fs.Int("max-nbrs", 64, "neighbours a document aggregates at most")
 	newDocs := fs.String("new", "", "JSON Lines `FILE` of new documents ({\"id\", \"text\", \"links\"}) to embed instead, linked to the corpus's documents (by id, or by line number for a folder corpus) or to each other")
-	describe(fs, stderr, "--model DIR --data PATH [--new FILE.jsonl] --out FILE", `
+	exportStates := fs.String("export-states", "", "instead of embedding, write what embedding new documents reads from the corpus (every document's words, links and own-text states) into `DIR` for gtformer-beam: "+corpusstates.MetaFile+" and "+corpusstates.RecordsFile+" (usually the model's DIR)")
+	describe(fs, stderr, "--model DIR --data PATH [--new FILE.jsonl] --out FILE | --export-states DIR", `
 Embeds every document of a corpus that uses the model's vocabulary (word ids
 into the same voc.txt), each through its links to the corpus's other
 documents, and writes the hyperboloid coordinates as .npy. With --new, embeds
 only the new documents of a JSON Lines file instead: their text is tokenized
 into the model's vocabulary (unknown words dropped) and each aggregates the
-documents it links to. Rows follow the documents' order.`)
+documents it links to. Rows follow the documents' order. With
+--export-states, writes the corpus's neighbour states for gtformer-beam
+instead, which then embeds new documents without the corpus.`)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
-	if *dir == "" || *out == "" {
+	if *exportStates != "" {
+		if *out != "" || *newDocs != "" || *topicsOut != "" {
+			return usagef("--export-states writes its own files: --out, --topics-out and --new do not apply")
+		}
+		if *dir == "" {
+			return usagef("--model is required")
+		}
+	} else if *dir == "" || *out == "" {
 		return usagef("--model and --out are required")
 	}
 	// Zero would loop forever (batch) or leave documents without a
@@ -99,6 +110,13 @@ documents it links to. Rows follow the documents' order.`)
 	m, _, g, err := loadModelAndCorpus(*dir, &d)
 	if err != nil {
 		return err
+	}
+	if *exportStates != "" {
+		if err := corpusstates.Export(*exportStates, *dir, m, g, *batch); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote the neighbour states of %d documents into %s\n", g.NumDocs(), filepath.Join(*exportStates, corpusstates.RecordsFile))
+		return nil
 	}
 	var emb *model.Embeddings
 	if *newDocs != "" {
