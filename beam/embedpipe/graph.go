@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/gtformer/gtformer/model"
 )
 
@@ -210,34 +209,4 @@ func splitStates0(key int64, n node, stored func(int64, []float32), encode func(
 		return
 	}
 	stored(key, n.State)
-}
-
-func init() {
-	register.Function2x0(linkNames)
-	register.Function1x2(idIndex)
-	register.Function1x2(docByKey)
-	register.DoFn5x0[string, func(*int64) bool, func(*int64) bool, func(int64, int64), func(string, int64)](&resolveNewFn{})
-	register.Function2x2(corpusID)
-	register.Function6x0(resolveKnown)
-	register.DoFn8x0[context.Context, int64, func(*corpusDoc) bool, func(*newDoc) bool, func(*int64) bool, func(*string) bool, func(int64, node), func(deadLetter)](&nodeFn{})
-	register.Function3x0(isNewNode)
-	register.Function3x0(requestsOf)
-	register.Function4x0(needed)
-	register.Function4x0(route)
-	register.DoFn6x0[context.Context, int64, func(*node) bool, func(*nbrState) bool, func(centre), func(deadLetter)](&assembleFn{})
-	register.Function4x0(splitStates0)
-	register.Emitter2[string, int64]()
-	register.Emitter2[int64, int64]()
-	register.Emitter2[int64, string]()
-	register.Emitter2[int64, node]()
-	register.Emitter2[int64, nbrState]()
-	register.Emitter2[int64, []float32]()
-	register.Emitter1[centre]()
-	register.Emitter1[node]()
-	register.Iter1[int64]()
-	register.Iter1[string]()
-	register.Iter1[corpusDoc]()
-	register.Iter1[node]()
-	register.Iter1[nbrState]()
-	register.Iter1[[]float32]()
 }

@@ -3,7 +3,6 @@ package embedpipe
 import (
 	"context"
 
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/gtformer/gtformer/corpusstates"
 	"github.com/gtformer/gtformer/model"
 )
@@ -197,11 +196,4 @@ func (f *embedFn) flush(ctx context.Context, emit func(result)) {
 	}
 	docsCounter.Inc(ctx, int64(len(f.buf)))
 	f.buf = f.buf[:0]
-}
-
-func init() {
-	register.DoFn2x0[node, func(int64, []float32)](&ownStatesFn{})
-	register.DoFn2x0[centre, func(int64, []float32)](&nestedFn{})
-	register.DoFn3x0[context.Context, centre, func(result)](&embedFn{})
-	register.Emitter1[result]()
 }

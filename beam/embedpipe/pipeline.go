@@ -12,7 +12,6 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/textio"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/gtformer/gtformer/corpusstates"
 	"github.com/gtformer/gtformer/model"
 )
@@ -266,7 +265,3 @@ func upTo(n int) []int64 {
 // withoutStates makes a centre of a node for a model that reads no
 // neighbours.
 func withoutStates(_ int64, n node) centre { return centre{Node: n} }
-
-func init() {
-	register.Function2x1(withoutStates)
-}

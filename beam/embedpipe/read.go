@@ -10,7 +10,6 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/gtformer/gtformer/corpus"
 	"github.com/gtformer/gtformer/corpusstates"
 )
@@ -169,15 +168,4 @@ func (f *parseStatesFn) ProcessElement(line string, emit func(int64, corpusDoc),
 		links[i] = int64(l)
 	}
 	emit(int64(r.Index), corpusDoc{Index: int64(r.Index), ID: r.ID, Words: r.Words, Links: links, States: r.States})
-}
-
-func init() {
-	register.DoFn4x1[context.Context, inputFile, func(newDoc), func(deadLetter), error](&readFn{})
-	register.Function1x2(keyByID)
-	register.Function4x0(firstOfID)
-	register.DoFn3x0[string, func(int64, corpusDoc), func(deadLetter)](&parseStatesFn{})
-	register.Emitter1[newDoc]()
-	register.Emitter1[deadLetter]()
-	register.Emitter2[int64, corpusDoc]()
-	register.Iter1[newDoc]()
 }

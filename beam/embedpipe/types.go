@@ -91,8 +91,22 @@ type result struct {
 	Unknown    []string
 }
 
+// Registration by reflection: the register package's generic wrappers are
+// faster per element, but instantiating them for this many DoFns took
+// minutes and gigabytes to compile, and the pipeline's time goes to the
+// model, not to calls.
 func init() {
-	for _, t := range []any{inputFile{}, newDoc{}, deadLetter{}, corpusDoc{}, node{}, nbrState{}, centre{}, result{}} {
+	for _, t := range []any{
+		inputFile{}, newDoc{}, deadLetter{}, corpusDoc{}, node{}, nbrState{}, centre{}, result{}, npyRow{}, pairOf{},
+		readFn{}, parseStatesFn{}, resolveNewFn{}, nodeFn{}, assembleFn{}, ownStatesFn{}, nestedFn{}, embedFn{},
+		formatResultFn{}, formatDeadFn{}, npyRowFn{}, writeLinesFn{}, writeNpyFn{}, writeCountsFn{},
+	} {
 		beam.RegisterType(reflect.TypeOf(t))
+	}
+	for _, fn := range []any{
+		keyByID, firstOfID, linkNames, idIndex, docByKey, corpusID, resolveKnown, isNewNode, requestsOf,
+		needed, route, splitStates0, withoutStates, shardIndex, topicHits, sumInt64, toPair,
+	} {
+		beam.RegisterFunction(fn)
 	}
 }

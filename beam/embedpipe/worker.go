@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local" // local paths work on every runner
 	"github.com/gtformer/gtformer/corpusstates"
 	"github.com/gtformer/gtformer/model"
 )

@@ -11,11 +11,8 @@ import (
 	"hash/fnv"
 	"io"
 	"math"
-	"reflect"
 
-	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/gtformer/gtformer/model"
 	"github.com/gtformer/gtformer/npy"
 )
@@ -94,6 +91,14 @@ func (f *npyRowFn) ProcessElement(r result) (int64, npyRow) {
 // written, empty ones too.
 func shardIndex(i int64) (int64, int64) { return i, i }
 
+// tmpSuffix names a temporary file beside an output: unique per attempt,
+// so that a retried bundle never writes into another attempt's file.
+func tmpSuffix() string {
+	var salt [6]byte
+	rand.Read(salt[:])
+	return ".tmp-" + hex.EncodeToString(salt[:])
+}
+
 // publish writes a file through Beam's filesystem layer so that it is
 // never seen half-written: into a temporary name beside it, then renamed
 // over it. A retried bundle rewrites it whole.
@@ -103,9 +108,7 @@ func publish(ctx context.Context, path string, write func(w io.Writer) error) er
 		return err
 	}
 	defer fs.Close()
-	var salt [6]byte
-	rand.Read(salt[:])
-	tmp := path + ".tmp-" + hex.EncodeToString(salt[:])
+	tmp := path + tmpSuffix()
 	wc, err := fs.OpenWrite(ctx, tmp)
 	if err != nil {
 		return fmt.Errorf("%s: %w", tmp, err)
@@ -153,57 +156,82 @@ func (f *writeLinesFn) ProcessElement(ctx context.Context, shard int64, _ func(*
 }
 
 // writeNpyFn writes shard i's rows to prefix-i-of-n.npy, float32 (rows,
-// n+1), and their ids, row by row, to prefix-i-of-n.ids.jsonl (one JSON
-// string a line). The rows are read twice (count, then write), never held.
+// n+1), and their ids, in the same order, to prefix-i-of-n.ids.jsonl (one
+// JSON string a line). A .npy header needs the row count, which is known
+// only after the rows went by once (a grouped collection is iterated once),
+// so the rows go to a temporary file first and follow the header from it:
+// the shard is streamed, never held.
 type writeNpyFn struct {
 	Dir, Prefix string
 	Shards      int
 	Width       int // n+1
 }
 
-func (f *writeNpyFn) ProcessElement(ctx context.Context, shard int64, _ func(*int64) bool, rows func() func(*npyRow) bool) error {
+func (f *writeNpyFn) ProcessElement(ctx context.Context, shard int64, _ func(*int64) bool, rows func(*npyRow) bool) error {
 	base := joinPath(f.Dir, ShardName(f.Prefix, int(shard), f.Shards, ""))
-	count := 0
-	var r npyRow
-	for it := rows(); it(&r); {
-		count++
+	fs, err := filesystem.New(ctx, base)
+	if err != nil {
+		return err
 	}
-	if err := publish(ctx, base+".npy", func(w io.Writer) error {
-		if err := npy.WriteHeader[float32](w, []int{count, f.Width}); err != nil {
+	defer fs.Close()
+	tmp := base + ".rows" + tmpSuffix()
+	defer func() {
+		if rm, ok := fs.(filesystem.Remover); ok {
+			rm.Remove(ctx, tmp)
+		}
+	}()
+	count := 0
+	if err := publish(ctx, base+".ids.jsonl", func(ids io.Writer) error {
+		wc, err := fs.OpenWrite(ctx, tmp)
+		if err != nil {
 			return err
 		}
+		bw := bufio.NewWriterSize(wc, 1<<20)
 		buf := make([]byte, 0, 4*f.Width)
-		n := 0
-		for it := rows(); it(&r); n++ {
+		var r npyRow
+		for rows(&r) {
 			if len(r.Point) != f.Width {
+				wc.Close()
 				return fmt.Errorf("row of %q has %d values, want %d", r.ID, len(r.Point), f.Width)
 			}
 			buf = buf[:0]
 			for _, v := range r.Point {
 				buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(v))
 			}
-			if _, err := w.Write(buf); err != nil {
+			bw.Write(buf)
+			id, err := json.Marshal(r.ID)
+			if err != nil {
+				wc.Close()
 				return err
 			}
+			if _, err := ids.Write(append(id, '\n')); err != nil {
+				wc.Close()
+				return err
+			}
+			count++
 		}
-		if n != count {
-			return fmt.Errorf("the shard's rows changed between two reads (%d, then %d)", count, n)
+		if err := bw.Flush(); err != nil {
+			wc.Close()
+			return err
 		}
-		return nil
+		return wc.Close()
 	}); err != nil {
 		return err
 	}
-	return publish(ctx, base+".ids.jsonl", func(w io.Writer) error {
-		for it := rows(); it(&r); {
-			b, err := json.Marshal(r.ID)
-			if err != nil {
-				return err
-			}
-			if _, err := w.Write(append(b, '\n')); err != nil {
-				return err
-			}
+	return publish(ctx, base+".npy", func(w io.Writer) error {
+		if err := npy.WriteHeader[float32](w, []int{count, f.Width}); err != nil {
+			return err
 		}
-		return nil
+		r, err := fs.OpenRead(ctx, tmp)
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		n, err := io.Copy(w, r)
+		if err == nil && n != int64(count*f.Width*4) {
+			err = fmt.Errorf("%s holds %d bytes, want %d", tmp, n, count*f.Width*4)
+		}
+		return err
 	})
 }
 
@@ -280,21 +308,4 @@ func (f *writeCountsFn) ProcessElement(ctx context.Context, _ int64, _ func(*int
 		_, err = w.Write(append(b, '\n'))
 		return err
 	})
-}
-
-func init() {
-	beam.RegisterType(reflect.TypeOf(npyRow{}))
-	beam.RegisterType(reflect.TypeOf(pairOf{}))
-	register.DoFn1x3[result, int64, string, error](&formatResultFn{})
-	register.DoFn2x3[context.Context, deadLetter, int64, string, error](&formatDeadFn{})
-	register.DoFn1x2[result, int64, npyRow](&npyRowFn{})
-	register.Function1x2(shardIndex)
-	register.DoFn4x1[context.Context, int64, func(*int64) bool, func(*string) bool, error](&writeLinesFn{})
-	register.DoFn4x1[context.Context, int64, func(*int64) bool, func() func(*npyRow) bool, error](&writeNpyFn{})
-	register.Function2x0(topicHits)
-	register.Function2x1(sumInt64)
-	register.Function2x2(toPair)
-	register.DoFn4x1[context.Context, int64, func(*int64) bool, func(*pairOf) bool, error](&writeCountsFn{})
-	register.Iter1[npyRow]()
-	register.Iter1[pairOf]()
 }

@@ -21,6 +21,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"sort"
 	"time"
@@ -57,6 +58,7 @@ func main() {
 	fs.IntVar(&o.Shards, "shards", o.Shards, "output shards of the embeddings")
 	fs.IntVar(&o.DeadShards, "dead-shards", o.DeadShards, "output shards of the dead letters")
 	fs.IntVar(&o.TopK, "top-topics", o.TopK, "topics listed per document, the largest θ first")
+	verbose := fs.Bool("verbose", false, "log the runner's progress (Prism's and the SDK's INFO lines)")
 	fs.BoolVar(&o.NPY, "npy", false, "also write the embeddings as .npy shards, float32 (rows, n+1), with one id per row in .ids.jsonl")
 	if err := fs.Parse(args); err != nil {
 		os.Exit(2)
@@ -66,6 +68,11 @@ func main() {
 		os.Exit(2)
 	}
 	beam.Init() // a worker process runs its bundles here and never returns
+	// Prism and the SDK log every stage at INFO through the default
+	// logger; the command's own lines say what matters.
+	if !*verbose {
+		slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	}
 	if o.Input == "" || o.Model == "" || o.Out == "" {
 		fmt.Fprintln(os.Stderr, "gtformer-beam embed: --input, --model and --out are required")
 		os.Exit(2)
