@@ -3,6 +3,7 @@ package embedpipe
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -122,21 +123,11 @@ func firstOfID(id string, docs func(*newDoc) bool, emit func(newDoc), dead func(
 	for docs(&d) {
 		all = append(all, d)
 	}
-	slices.SortFunc(all, func(a, b newDoc) int { return cmpKey(a.Key, b.Key) })
+	slices.SortFunc(all, func(a, b newDoc) int { return cmp.Compare(a.Key, b.Key) })
 	emit(all[0])
 	for _, o := range all[1:] {
 		dead(deadLetter{Source: o.Source, ID: id, Reason: fmt.Sprintf("duplicate id %q (first at %s); not embedded", id, all[0].Source)})
 	}
-}
-
-func cmpKey(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // parseStatesFn reads the states export's lines into corpus documents;
