@@ -107,6 +107,10 @@ func embed(ctx context.Context, o embedpipe.Options, stdout, stderr io.Writer) i
 	counts := counters(res)
 	docs := counts["documents"]
 	fmt.Fprintf(stdout, "embedded %d documents into %s in %.1f s (%.0f documents/s)\n", docs, o.Out, secs, float64(docs)/secs)
+	// A counter never incremented is never reported: list the four anyway.
+	for _, n := range []string{"documents", "unknown_links", "errors", "words_dropped"} {
+		counts[n] += 0
+	}
 	names := make([]string, 0, len(counts))
 	for n := range counts {
 		names = append(names, n)
