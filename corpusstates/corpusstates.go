@@ -22,10 +22,8 @@ package corpusstates
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -189,13 +187,25 @@ const exportChunk = 4096
 // Write writes the records of every document of g under m to w, in
 // document order, computing own-text states batch documents at a time.
 func Write(w io.Writer, m *model.Model, g *corpus.Graph, batch int) error {
-	if m.Cfg.FeatureHops > 0 {
-		return errors.New("corpus states: the model reads graph-propagated features (--feature-hops), which depend on every document's neighbourhood: not supported")
-	}
 	if m.IDF == nil {
 		return errors.New("corpus states: the model's weights carry no idf")
 	}
+	if m.Cfg.FeatureHops > 0 && m.LSA == nil {
+		return errors.New("corpus states: the model reads hop features and its weights carry no basis for them")
+	}
 	layers := StateLayers(m)
+	// Hop features (HopWidth floats a document) are propagated over the
+	// whole corpus's links, as Inputs propagates them when it embeds the
+	// corpus: the states are those of the trained corpus. New documents
+	// change the features of the corpus documents within FeatureHops links
+	// of them, so a reader that embeds new documents recomputes those
+	// (gtformer-beam recomputes every state it reads for such a model, from
+	// the records' words and links).
+	var hop []float32
+	hw := m.HopWidth()
+	if hw > 0 {
+		hop = m.Inputs(g, func(d int32) []int32 { return g.Neighbors(int(d)) }).Hop
+	}
 	bw := bufio.NewWriterSize(w, 1<<20)
 	for lo := 0; lo < g.NumDocs(); lo += exportChunk {
 		hi := min(lo+exportChunk, g.NumDocs())
@@ -205,8 +215,12 @@ func Write(w io.Writer, m *model.Model, g *corpus.Graph, batch int) error {
 			words[i] = g.Doc(lo + i)
 			local[i] = int32(i)
 		}
+		in := m.DocInputs(words)
+		if hw > 0 {
+			in.Hop, in.HopWidth = hop[lo*hw:hi*hw], hw
+		}
 		c := m.NewCache(hi - lo)
-		m.Refresh(c, m.DocInputs(words), local, batch)
+		m.Refresh(c, in, local, batch)
 		for i := range words {
 			r := &Record{Index: int32(lo + i), Words: words[i], Links: g.Neighbors(lo + i),
 				States: make([]float32, 0, layers*m.Cfg.Width)}
@@ -239,7 +253,7 @@ func Export(dir, modelDir string, m *model.Model, g *corpus.Graph, batch int) er
 	if len(g.Vocab) != m.Cfg.Vocab {
 		return fmt.Errorf("corpus states: the corpus has %d words, the model %d", len(g.Vocab), m.Cfg.Vocab)
 	}
-	sum, err := FileSHA256(filepath.Join(modelDir, model.WeightsFile))
+	sum, err := model.SavedWeightsSHA256(modelDir)
 	if err != nil {
 		return fmt.Errorf("corpus states: %w", err)
 	}
@@ -257,18 +271,4 @@ func Export(dir, modelDir string, m *model.Model, g *corpus.Graph, batch int) er
 		return fmt.Errorf("corpus states: %w", err)
 	}
 	return nil
-}
-
-// FileSHA256 returns the hex SHA-256 of a file's content.
-func FileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }

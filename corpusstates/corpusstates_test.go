@@ -31,11 +31,15 @@ func testCorpus(t testing.TB) *corpus.Graph {
 	return g
 }
 
-// testModel is an untrained model over g with layers layers and hops hops,
-// saved in a temporary directory (for the weights' hash).
+// testModel is an untrained model over g with layers layers, hops hops
+// and the default hop features (their basis fitted on g), saved in a
+// temporary directory (for the weights' hash).
 func testModel(t testing.TB, g *corpus.Graph, layers, hops int) (*model.Model, string) {
 	t.Helper()
 	cfg := model.Default()
+	if cfg.FeatureHops == 0 {
+		t.Fatal("the default model reads no hop features: these tests mean to cover them")
+	}
 	cfg.Width, cfg.Layers, cfg.Heads, cfg.MLPHidden, cfg.MaxLen = 8, layers, 2, 16, 10
 	cfg.Hops, cfg.Dropout = hops, 0
 	cfg.Tree.InitDepth, cfg.Tree.Branching = 2, 2
@@ -49,6 +53,9 @@ func testModel(t testing.TB, g *corpus.Graph, layers, hops int) (*model.Model, s
 		all[i] = int32(i)
 	}
 	m.IDF = model.IDF(g, all)
+	if err := m.FitFeatures(model.NewInputs(g, m.IDF, cfg.MaxLen, cfg.Truncate), all, 7); err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
 	if err := m.Save(dir, 7); err != nil {
 		t.Fatal(err)
@@ -96,7 +103,7 @@ func TestExportHoldsTheCorpusAndItsStates(t *testing.T) {
 		t.Fatal(err)
 	}
 	meta, recs := readExport(t, out)
-	sum, err := FileSHA256(filepath.Join(modelDir, model.WeightsFile))
+	sum, err := model.SavedWeightsSHA256(modelDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +111,7 @@ func TestExportHoldsTheCorpusAndItsStates(t *testing.T) {
 		meta.WeightsSHA256 != sum || !slices.Equal(meta.Vocab, g.Vocab) || len(recs) != g.NumDocs() {
 		t.Fatalf("meta %+v with %d records", meta, len(recs))
 	}
-	in := m.Inputs(g, nil)
+	in := m.Inputs(g, func(d int32) []int32 { return g.Neighbors(int(d)) })
 	all := make([]int32, g.NumDocs())
 	for i := range all {
 		all[i] = int32(i)
@@ -189,6 +196,9 @@ func words(g *corpus.Graph, d int) string {
 // embedThroughRecords embeds the new documents of nd reading the corpus
 // from recs only: corpus words and links from the records, own-text states
 // of corpus documents from the records, those of new documents computed.
+// With hop features (the default), the new documents' links change the
+// features of the corpus documents near them: the features are propagated
+// over the links the records give, and every state is computed.
 func embedThroughRecords(m *model.Model, recs []*Record, nd *corpus.NewDocs, maxNbrs, batch int) *model.Embeddings {
 	known := len(recs)
 	n := known + len(nd.IDs)
@@ -213,6 +223,7 @@ func embedThroughRecords(m *model.Model, recs []*Record, nd *corpus.NewDocs, max
 	}
 	nbrs := func(d int32) []int32 { return adj[d] }
 	in := m.DocInputs(all)
+	m.PropagateFeatures(in, nbrs)
 	var news []int32
 	for i := known; i < n; i++ {
 		news = append(news, int32(i))
@@ -223,7 +234,11 @@ func embedThroughRecords(m *model.Model, recs []*Record, nd *corpus.NewDocs, max
 			copy(own.Row(l, int(r.Index)), r.States[l*own.Width:(l+1)*own.Width])
 		}
 	}
-	m.Refresh(own, in, news, batch)
+	if m.Cfg.FeatureHops > 0 {
+		m.Refresh(own, in, allDocs(n), batch)
+	} else {
+		m.Refresh(own, in, news, batch)
+	}
 	states := own
 	if m.Cfg.NestedNeighbors() {
 		var centres []int32
@@ -309,4 +324,13 @@ func FuzzParseRecord(f *testing.F) {
 			t.Fatalf("re-read of %s: %+v, %v", back, again, err)
 		}
 	})
+}
+
+// allDocs returns 0..n-1.
+func allDocs(n int) []int32 {
+	d := make([]int32, n)
+	for i := range d {
+		d[i] = int32(i)
+	}
+	return d
 }

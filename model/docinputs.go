@@ -8,8 +8,9 @@ import "github.com/gtformer/gtformer/corpus"
 // documents inside a corpus, since those depend on a document's own words
 // only. It is for callers that embed documents a batch at a time without
 // a corpus (a pipeline worker). A model with hop features reads its
-// neighbourhood's words too and cannot be fed this way (the forward pass
-// panics on the missing features): check Cfg.FeatureHops first.
+// neighbourhood's words too: the caller sets Hop and HopWidth (HopWidth
+// floats per document) from HopStart and features.HopStep over the
+// documents' links, as PropagateFeatures would in the whole graph.
 func (m *Model) DocInputs(docs [][]int32) *Inputs {
 	g := &corpus.Graph{DocPtr: make([]int64, 1, len(docs)+1)}
 	for _, d := range docs {

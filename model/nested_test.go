@@ -38,6 +38,7 @@ func TestNestedStatesIsRefreshNeighborsStep(t *testing.T) {
 	for _, hops := range []int{1, 2} {
 		cfg := tinyConfig(g)
 		cfg.Hops = hops
+		cfg.FeatureHops = 0 // the neighbour states' mechanics, without the features' own reach
 		m := perturbed(t, cfg, 5)
 		in := inputsFor(g, cfg)
 		docs := []int32{0, 4, 7, 11}
@@ -74,6 +75,7 @@ func TestNestedStatesReachesFurther(t *testing.T) {
 	cfg := tinyConfig(g)
 	cfg.Layers = 4
 	cfg.Supervised = false
+	cfg.FeatureHops = 0 // hop features reach further through a document's own input: this counts the states' reach
 	m := perturbed(t, cfg, 3)
 	idf := IDF(g, allDocs(g.NumDocs()))
 	all := allDocs(g.NumDocs())

@@ -97,6 +97,7 @@ func resolveKnown(ctx context.Context, name string, froms func(*int64) bool, ind
 // document's own links plus the new documents that link to it).
 type nodeFn struct {
 	MaxNbrs int
+	Links   bool // keep the whole list too (node.Links), for hop features
 }
 
 func (f *nodeFn) ProcessElement(ctx context.Context, key int64, recs func(*corpusDoc) bool, docs func(*newDoc) bool, edges func(*int64) bool, unknowns func(*string) bool, emit func(int64, node), dead func(deadLetter)) {
@@ -128,6 +129,9 @@ func (f *nodeFn) ProcessElement(ctx context.Context, key int64, recs func(*corpu
 	}
 	slices.Sort(nbrs)
 	nbrs = slices.Compact(nbrs)
+	if f.Links {
+		n.Links = slices.Clone(nbrs)
+	}
 	if len(nbrs) == 0 {
 		nbrs = []int64{key} // a document without links attends to itself
 	}

@@ -42,13 +42,16 @@ func (f *ownStatesFn) flush(emit func(int64, []float32)) {
 		return
 	}
 	words := make([][]int32, len(f.buf))
+	hops := make([][]float32, len(f.buf))
 	docs := make([]int32, len(f.buf))
 	for i, n := range f.buf {
-		words[i] = n.Words
+		words[i], hops[i] = n.Words, n.Hop
 		docs[i] = int32(i)
 	}
+	in := f.m.DocInputs(words)
+	setHop(f.m, in, hops)
 	c := f.m.NewCache(len(f.buf))
-	f.m.Refresh(c, f.m.DocInputs(words), docs, f.Batch)
+	f.m.Refresh(c, in, docs, f.Batch)
 	for i, n := range f.buf {
 		emit(n.Key, stateOf(c, i))
 	}
@@ -75,9 +78,10 @@ func batchInputs(m *model.Model, cs []centre) (*model.Inputs, *model.Cache, func
 		slots += len(c.Node.Nbrs)
 	}
 	words := make([][]int32, len(cs), len(cs)+slots)
+	hops := make([][]float32, len(cs))
 	lists := make([][]int32, len(cs))
 	for i, c := range cs {
-		words[i] = c.Node.Words
+		words[i], hops[i] = c.Node.Words, c.Node.Hop
 	}
 	cache := m.NewCache(len(cs) + slots)
 	w := cache.Layers * cache.Width
@@ -93,7 +97,9 @@ func batchInputs(m *model.Model, cs []centre) (*model.Inputs, *model.Cache, func
 			next++
 		}
 	}
-	return m.DocInputs(words), cache, func(d int32) []int32 { return lists[d] }
+	in := m.DocInputs(words)
+	setHop(m, in, hops)
+	return in, cache, func(d int32) []int32 { return lists[d] }
 }
 
 // nestedFn runs one stage of neighbour states (model.NestedStates): each

@@ -2,11 +2,8 @@ package embedpipe
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -53,6 +50,9 @@ type Plan struct {
 	// documents are named by line number (a folder corpus).
 	CorpusDocs    int64
 	LineNumberIDs bool
+	// Hop features (hop.go): FeatureHops hops of HopDim floats each,
+	// HopWidth = (FeatureHops+1)·HopDim per document; 0 without.
+	FeatureHops, HopDim, HopWidth int
 }
 
 // Prepare checks the options against the files before a job starts, so
@@ -88,8 +88,12 @@ func Prepare(ctx context.Context, o Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if m.Cfg.FeatureHops > 0 {
-		return nil, fmt.Errorf("%s: the model reads graph-propagated features (--feature-hops), which depend on every document's neighbourhood; the pipeline does not support them", o.Model)
+	p.FeatureHops, p.HopWidth = m.Cfg.FeatureHops, m.HopWidth()
+	if p.FeatureHops > 0 {
+		if p.HopWidth == 0 {
+			return nil, fmt.Errorf("%s: the model reads hop features and its weights carry no basis for them", o.Model)
+		}
+		p.HopDim = p.HopWidth / (p.FeatureHops + 1)
 	}
 	meta, err := loadMeta(ctx, o.States)
 	if err != nil {
@@ -149,7 +153,7 @@ func list(ctx context.Context, pattern string) ([]string, error) {
 	return files, nil
 }
 
-// sha256Of hashes a file through Beam's filesystem layer.
+// sha256Of hashes a model's weights file through Beam's filesystem layer.
 func sha256Of(ctx context.Context, path string) (string, error) {
 	fs, err := filesystem.New(ctx, path)
 	if err != nil {
@@ -161,11 +165,11 @@ func sha256Of(ctx context.Context, path string) (string, error) {
 		return "", err
 	}
 	defer r.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, r); err != nil {
+	sum, err := model.WeightsSHA256(r)
+	if err != nil {
 		return "", fmt.Errorf("%s: %w", path, err)
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return sum, nil
 }
 
 // Outputs are the pipeline's main collections, for callers that build on
@@ -198,20 +202,17 @@ func Build(s beam.Scope, p *Plan) Outputs {
 	edgesKnown, unknown := beam.ParDo2(s, resolveKnown, beam.CoGroupByKey(s, pending, beam.ParDo(s, corpusID, recs)))
 
 	// Every document with its neighbour list.
-	nodes, orphans := beam.ParDo2(s, &nodeFn{MaxNbrs: p.MaxNbrs},
+	nodes, orphans := beam.ParDo2(s, &nodeFn{MaxNbrs: p.MaxNbrs, Links: p.HopWidth > 0},
 		beam.CoGroupByKey(s, recs, beam.ParDo(s, docByKey, kept), beam.Flatten(s, edgesNew, edgesKnown), unknown))
 	dead = append(dead, orphans)
 	newNodes := beam.ParDo(s, isNewNode, nodes)
 
-	var centres beam.PCollection
-	if p.StateLayers == 0 {
-		centres = beam.ParDo(s, withoutStates, newNodes)
-	} else {
-		w := p.StateLayers * p.Width
-		// Backwards: which documents' states each stage needs.
-		K := p.Stages
-		reqs := make([]beam.PCollection, K+2)
-		need := make([]beam.PCollection, K+1)
+	// Backwards: which documents' states each stage needs.
+	K := p.Stages
+	reqs := make([]beam.PCollection, K+2)
+	need := make([]beam.PCollection, K+1)
+	encoded := []beam.PCollection{newNodes}
+	if p.StateLayers > 0 {
 		reqs[K+1] = beam.ParDo(s, requestsOf, newNodes)
 		for k := K; k >= 0; k-- {
 			need[k] = beam.ParDo(s, needed, beam.CoGroupByKey(s, reqs[k+1], nodes))
@@ -219,18 +220,44 @@ func Build(s beam.Scope, p *Plan) Outputs {
 				reqs[k] = beam.ParDo(s, requestsOf, need[k])
 			}
 		}
-		// Forwards: own-text states, then K stages of nested states.
-		stored, encode := beam.ParDo2(s, splitStates0, need[0])
-		states := beam.Flatten(s, stored, beam.ParDo(s, &ownStatesFn{Model: p.Model, Batch: p.Batch}, encode))
+		encoded = append(encoded, need...)
+	}
+	// With hop features, every document the model encodes gets its own.
+	withHop := func(c beam.PCollection) beam.PCollection { return c }
+	if p.HopWidth > 0 {
+		hop := hopFeatures(s, p, nodes, encoded, &dead)
+		withHop = func(c beam.PCollection) beam.PCollection {
+			out, lost := beam.ParDo2(s, &withHopFn{Width: p.HopWidth}, beam.CoGroupByKey(s, c, hop))
+			dead = append(dead, lost)
+			return out
+		}
+	}
+
+	var centres beam.PCollection
+	if p.StateLayers == 0 {
+		centres = beam.ParDo(s, withoutStates, withHop(newNodes))
+	} else {
+		w := p.StateLayers * p.Width
+		// Forwards: own-text states (stored for corpus documents unless
+		// hop features make them stale, else computed), then K stages of
+		// nested states.
+		var states beam.PCollection
+		own := &ownStatesFn{Model: p.Model, Batch: p.Batch}
+		if p.HopWidth > 0 {
+			states = beam.ParDo(s, own, beam.ParDo(s, dropKey, withHop(need[0])))
+		} else {
+			stored, encode := beam.ParDo2(s, splitStates0, need[0])
+			states = beam.Flatten(s, stored, beam.ParDo(s, own, encode))
+		}
 		for k := 1; k <= K; k++ {
 			msgs := beam.ParDo(s, route, beam.CoGroupByKey(s, reqs[k], states))
-			cs, lost := beam.ParDo2(s, &assembleFn{Width: w}, beam.CoGroupByKey(s, need[k], msgs))
+			cs, lost := beam.ParDo2(s, &assembleFn{Width: w}, beam.CoGroupByKey(s, withHop(need[k]), msgs))
 			dead = append(dead, lost)
 			states = beam.ParDo(s, &nestedFn{Model: p.Model, Batch: p.Batch, MaxNbrs: p.MaxNbrs}, cs)
 		}
 		msgs := beam.ParDo(s, route, beam.CoGroupByKey(s, reqs[K+1], states))
 		var lost beam.PCollection
-		centres, lost = beam.ParDo2(s, &assembleFn{Width: w}, beam.CoGroupByKey(s, newNodes, msgs))
+		centres, lost = beam.ParDo2(s, &assembleFn{Width: w}, beam.CoGroupByKey(s, withHop(newNodes), msgs))
 		dead = append(dead, lost)
 	}
 	results := beam.ParDo(s, &embedFn{Model: p.Model, Batch: p.Batch, MaxNbrs: p.MaxNbrs, TopK: p.TopK}, centres)

@@ -61,7 +61,13 @@ type node struct {
 	Words  []int32 // the whole document
 	// Nbrs are the neighbours' keys as Model.Embed aggregates over them:
 	// sorted, capped (model.CapList), the document itself when it has none.
-	Nbrs  []int64
+	Nbrs []int64
+	// Links are all its neighbours' keys, sorted, uncapped: what hop
+	// features are propagated over (set only for a model that reads them).
+	Links []int64
+	// Hop are its hop features, once joined in (hop.go); nil before, and
+	// for a model without them.
+	Hop   []float32
 	State []float32 // corpus documents: own-text states (Layers, Width); nil for new ones
 	// Unknown lists a new document's links that name no document.
 	Unknown []string
@@ -100,12 +106,14 @@ func init() {
 		inputFile{}, newDoc{}, deadLetter{}, corpusDoc{}, node{}, nbrState{}, centre{}, result{}, npyRow{}, pairOf{},
 		readFn{}, parseStatesFn{}, resolveNewFn{}, nodeFn{}, assembleFn{}, ownStatesFn{}, nestedFn{}, embedFn{},
 		formatResultFn{}, formatDeadFn{}, npyRowFn{}, writeLinesFn{}, writeNpyFn{}, writeCountsFn{},
+		hopStartFn{}, hopStepFn{}, withHopFn{},
 	} {
 		beam.RegisterType(reflect.TypeOf(t))
 	}
 	for _, fn := range []any{
 		keyByID, firstOfID, linkNames, idIndex, docByKey, corpusID, resolveKnown, isNewNode, requestsOf,
 		needed, route, splitStates0, withoutStates, shardIndex, topicHits, sumInt64, toPair,
+		selfRequest, linkRequestsOf, dropKey,
 	} {
 		beam.RegisterFunction(fn)
 	}
