@@ -52,8 +52,7 @@ func testModel(t testing.TB, g *corpus.Graph, layers, hops int) (*model.Model, s
 	for i := range all {
 		all[i] = int32(i)
 	}
-	m.IDF = model.IDF(g, all)
-	if err := m.FitFeatures(model.NewInputs(g, m.IDF, cfg.MaxLen, cfg.Truncate), all, 7); err != nil {
+	if err := m.Prepare(g, all, 7); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()

@@ -22,6 +22,7 @@ import (
 	"github.com/gtformer/gtformer/beam/embedpipe"
 	"github.com/gtformer/gtformer/beam/internal/repo"
 	"github.com/gtformer/gtformer/corpusstates"
+	"github.com/gtformer/gtformer/model"
 	"github.com/gtformer/gtformer/npy"
 )
 
@@ -430,6 +431,11 @@ func TestEmbedEqualsEmbedNew(t *testing.T) {
 	oc := runPipeline(t, o)
 	if oc.plan.Stages != 1 || len(oc.plan.Files) != 3 {
 		t.Errorf("plan: %d stages, %d files; want 1 and 3", oc.plan.Stages, len(oc.plan.Files))
+	}
+	// The fixture is trained with the defaults, which read hop features:
+	// the test covers their propagation into the corpus.
+	if def := model.Default(); oc.plan.FeatureHops != def.FeatureHops || def.FeatureHops == 0 || oc.plan.HopWidth == 0 {
+		t.Errorf("plan: %d hops of hop features (width %d); the default model reads %d", oc.plan.FeatureHops, oc.plan.HopWidth, def.FeatureHops)
 	}
 	sameNumbers(t, oc, ids, ref, width)
 	if len(oc.dead) != 0 {

@@ -151,7 +151,8 @@ func (f *parseStatesFn) ProcessElement(line string, emit func(int64, corpusDoc),
 	}
 	r, err := corpusstates.ParseRecord([]byte(line), f.meta.Meta)
 	if err != nil {
-		dead(deadLetter{Source: joinPath(f.States, corpusstates.RecordsFile), Reason: err.Error()})
+		// textio gives no line numbers: the record itself says which.
+		dead(deadLetter{Source: joinPath(f.States, corpusstates.RecordsFile), Reason: err.Error(), Record: line})
 		return
 	}
 	links := make([]int64, len(r.Links))
