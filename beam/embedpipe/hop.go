@@ -29,15 +29,15 @@ import (
 func hopFeatures(s beam.Scope, p *Plan, nodes beam.PCollection, encoded []beam.PCollection, dead *[]beam.PCollection) beam.PCollection {
 	s = s.Scope("hop-features")
 	K := p.FeatureHops
-	var self []beam.PCollection
-	for _, c := range encoded {
-		self = append(self, beam.ParDo(s, selfRequest, c))
-	}
-	// Backwards: need[K] are the documents encoded, need[k−1] need[k]
-	// with all their links; reqs[k] route Z_{k−1} to stage k's centres.
+	// Backwards: need[K] are the documents encoded (their union, by
+	// joins: Prism failed on a Flatten here), need[k−1] need[k] with all
+	// their links; reqs[k] route Z_{k−1} to stage k's centres.
 	need := make([]beam.PCollection, K+1)
 	reqs := make([]beam.PCollection, K+1)
-	need[K] = beam.ParDo(s, needed, beam.CoGroupByKey(s, beam.Flatten(s, self...), nodes))
+	need[K] = encoded[0]
+	for _, c := range encoded[1:] {
+		need[K] = beam.ParDo(s, eitherNode, beam.CoGroupByKey(s, need[K], c))
+	}
 	for k := K; k >= 1; k-- {
 		reqs[k] = beam.ParDo(s, linkRequestsOf, need[k])
 		need[k-1] = beam.ParDo(s, needed, beam.CoGroupByKey(s, reqs[k], nodes))
@@ -57,8 +57,13 @@ func hopFeatures(s beam.Scope, p *Plan, nodes beam.PCollection, encoded []beam.P
 // dropKey passes a keyed node on alone.
 func dropKey(_ int64, n node) node { return n }
 
-// selfRequest asks for a document's own features.
-func selfRequest(key int64, _ node) (int64, int64) { return key, key }
+// eitherNode keeps a document that either collection holds, once.
+func eitherNode(key int64, a, b func(*node) bool, emit func(int64, node)) {
+	var n node
+	if a(&n) || b(&n) {
+		emit(key, n)
+	}
+}
 
 // linkRequestsOf emits (document, centre) for the centre itself and every
 // one of its links: what a hop step sums.

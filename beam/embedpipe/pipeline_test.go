@@ -323,15 +323,28 @@ type outcome struct {
 // its outputs back.
 func runPipeline(t *testing.T, o embedpipe.Options) *outcome {
 	t.Helper()
-	plan, err := embedpipe.Prepare(context.Background(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := beam.NewPipeline()
-	embedpipe.Build(p.Root(), plan)
-	res, err := ptest.RunWithMetrics(p)
-	if err != nil {
-		t.Fatal(err)
+	var plan *embedpipe.Plan
+	var res beam.PipelineResult
+	for attempt := 1; ; attempt++ {
+		var err error
+		if plan, err = embedpipe.Prepare(context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
+		p := beam.NewPipeline()
+		embedpipe.Build(p.Root(), plan)
+		res, err = ptest.RunWithMetrics(p)
+		if err == nil {
+			break
+		}
+		if attempt == 3 || !prismProgressRace(err) {
+			t.Fatal(err)
+		}
+		// The runner's own failure, not the pipeline's: run the job again
+		// into an emptied output, as one would rerun a failed job.
+		t.Logf("attempt %d: Prism's progress race (a runner-side stage asked its nil worker for progress); running the job again", attempt)
+		if err := os.RemoveAll(o.Out); err != nil {
+			t.Fatal(err)
+		}
 	}
 	oc := &outcome{plan: plan, counters: map[string]int64{}, lines: map[string]outLine{}}
 	for _, c := range res.Metrics().AllMetrics().Counters() {
@@ -361,6 +374,19 @@ func runPipeline(t *testing.T, o embedpipe.Options) *outcome {
 		}
 	}
 	return oc
+}
+
+// prismProgressRace reports whether a job failed on a race in Prism
+// v2.77.0 itself (runners/prism/internal/stage.go, Execute): a runner-side
+// stage (a GroupByKey or Flatten, which has no SDK worker) finishes at
+// once, but when the goroutine is descheduled for more than the 100 ms
+// progress tick before its select, the tick may be chosen and Progress is
+// sent to the nil worker. It shows on a heavily loaded machine only, and
+// the more stages a pipeline has the likelier it is.
+func prismProgressRace(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "panic in stage.Execute") && strings.Contains(s, "nil pointer dereference") &&
+		strings.Contains(s, "(*W).sendInstruction(0x0") && strings.Contains(s, "(*B).Progress")
 }
 
 // jsonLines reads a file's lines; the file must exist (empty shards are

@@ -113,7 +113,7 @@ func init() {
 	for _, fn := range []any{
 		keyByID, firstOfID, linkNames, idIndex, docByKey, corpusID, resolveKnown, isNewNode, requestsOf,
 		needed, route, splitStates0, withoutStates, shardIndex, topicHits, sumInt64, toPair,
-		selfRequest, linkRequestsOf, dropKey,
+		eitherNode, linkRequestsOf, dropKey,
 	} {
 		beam.RegisterFunction(fn)
 	}
