@@ -62,33 +62,11 @@ func readNewDocs(name string, r io.Reader, g *Graph) (*NewDocs, error) {
 		if err := checkUTF8(line); err != nil {
 			return nil, &ParseError{File: name, Line: lr.line, Err: err}
 		}
-		var rec struct {
-			ID    json.RawMessage   `json:"id"`
-			Text  *string           `json:"text"`
-			Links []json.RawMessage `json:"links"`
-			Label json.RawMessage   `json:"label"` // the corpus format's; not used
-		}
-		dec := json.NewDecoder(bytes.NewReader(line))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&rec); err != nil {
-			return nil, parseErrorf(name, lr.line, "invalid JSON: %v", err)
-		}
-		id, err := idString(rec.ID)
+		id, text, links, err := ParseNewDocLine(line)
 		if err != nil {
-			return nil, parseErrorf(name, lr.line, "id: %v", err)
+			return nil, parseErrorf(name, lr.line, "%v", err)
 		}
-		if rec.Text == nil {
-			return nil, parseErrorf(name, lr.line, "document %q has no \"text\"", id)
-		}
-		d := NewDoc{ID: id, Text: *rec.Text}
-		for _, l := range rec.Links {
-			s, err := idString(l)
-			if err != nil {
-				return nil, parseErrorf(name, lr.line, "link: %v", err)
-			}
-			d.Links = append(d.Links, s)
-		}
-		docs = append(docs, d)
+		docs = append(docs, NewDoc{ID: id, Text: text, Links: links})
 		lines = append(lines, lr.line)
 	}
 	if len(docs) == 0 {
@@ -200,6 +178,44 @@ func (g *Graph) ResolveNewDocs(docs []NewDoc, dropUnknown bool) (*NewDocs, error
 // ParseID reads a document id given in JSON, a non-empty string or an
 // integer (as the JSON Lines of new documents give them), as a string.
 func ParseID(raw json.RawMessage) (string, error) { return idString(raw) }
+
+// ParseNewDocLine reads one line of new documents' JSON Lines, {"id": ...,
+// "text": ..., "links": [...]}: the id and each link a string or an
+// integer (returned as its decimal text), the text required, the links
+// optional. A "label" (as a JSON Lines corpus's documents carry) is
+// accepted and ignored, so held-out corpus records can be embedded as they
+// are; any other field is an error. Errors name the problem, not the file
+// and line: the caller knows those.
+func ParseNewDocLine(line []byte) (id, text string, links []string, err error) {
+	var rec struct {
+		ID    json.RawMessage   `json:"id"`
+		Text  *string           `json:"text"`
+		Links []json.RawMessage `json:"links"`
+		Label json.RawMessage   `json:"label"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rec); err != nil {
+		return "", "", nil, fmt.Errorf("invalid JSON: %v", err)
+	}
+	if dec.More() {
+		return "", "", nil, errors.New("invalid JSON: more than one value on the line")
+	}
+	if id, err = idString(rec.ID); err != nil {
+		return "", "", nil, fmt.Errorf("id: %v", err)
+	}
+	if rec.Text == nil {
+		return "", "", nil, fmt.Errorf("document %q has no \"text\"", id)
+	}
+	for _, l := range rec.Links {
+		s, err := idString(l)
+		if err != nil {
+			return "", "", nil, fmt.Errorf("link: %v", err)
+		}
+		links = append(links, s)
+	}
+	return id, *rec.Text, links, nil
+}
 
 // idString reads a JSON string or integer id.
 func idString(raw json.RawMessage) (string, error) {

@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -147,4 +148,55 @@ func TestResolveNewDocsDropUnknown(t *testing.T) {
 			t.Errorf("%v: error %v, want a NewDocError", bad, err)
 		}
 	}
+}
+
+func TestParseNewDocLine(t *testing.T) {
+	for _, tc := range []struct {
+		line, id, text string
+		links          []string
+		err            string
+	}{
+		{line: `{"id": "a", "text": "x y", "links": ["b", 7]}`, id: "a", text: "x y", links: []string{"b", "7"}},
+		{line: `{"id": 12, "text": "", "label": "physics"}`, id: "12", text: ""},
+		{line: `{"id": "a", "text": "x", "label": 3, "links": []}`, id: "a", text: "x"},
+		{line: `{"id": "a", "text": "x", "title": "t"}`, err: `invalid JSON: json: unknown field "title"`},
+		{line: `{"id": "a", "text": "x"} {"id": "b", "text": "y"}`, err: "more than one value"},
+		{line: `{"id": "a"}`, err: `document "a" has no "text"`},
+		{line: `{"id": "", "text": "x"}`, err: "id: empty"},
+		{line: `{"id": true, "text": "x"}`, err: "id: want a string or an integer"},
+		{line: `{"id": "a", "text": "x", "links": [1.5]}`, err: "link: want a string or an integer"},
+		{line: `{"id": "a", "text": 3}`, err: "invalid JSON"},
+		{line: `[1]`, err: "invalid JSON"},
+	} {
+		id, text, links, err := ParseNewDocLine([]byte(tc.line))
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: error %v, want %q", tc.line, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || id != tc.id || text != tc.text || !slices.Equal(links, tc.links) {
+			t.Errorf("%s: (%q, %q, %q, %v), want (%q, %q, %q)", tc.line, id, text, links, err, tc.id, tc.text, tc.links)
+		}
+	}
+}
+
+func FuzzParseNewDocLine(f *testing.F) {
+	f.Add([]byte(`{"id": "a", "text": "topic tree", "links": ["0", 3]}`))
+	f.Add([]byte(`{"id": 3, "text": "", "label": "x"}`))
+	f.Add([]byte(`{"id": "a", "text": "x", "links": [[]]}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		id, _, links, err := ParseNewDocLine(line)
+		if err != nil {
+			return
+		}
+		if id == "" {
+			t.Fatal("accepted an empty id")
+		}
+		for _, l := range links {
+			if l == "" {
+				t.Fatal("accepted an empty link")
+			}
+		}
+	})
 }

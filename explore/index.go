@@ -16,9 +16,7 @@
 package explore
 
 import (
-	"crypto/sha256"
 	"encoding/csv"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -172,7 +170,7 @@ var ErrNotFound = errors.New("not found")
 // doc_embeddings.npy and doc_topics.npy when they have g's documents, and
 // are computed through every link of g otherwise.
 func Open(dir string, m *model.Model, g *corpus.Graph) (*Index, error) {
-	hash, err := fileSHA256(filepath.Join(dir, "weights.safetensors"))
+	hash, err := model.SavedWeightsSHA256(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -186,19 +184,6 @@ func Open(dir string, m *model.Model, g *corpus.Graph) (*Index, error) {
 	}
 	ix.info.ModelSHA256, ix.info.Embeddings = hash, source
 	return ix, nil
-}
-
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // loadEmbeddings reads the training run's embeddings and θ when their
@@ -374,62 +359,29 @@ func (ix *Index) theta(i int) []float32 {
 	return ix.emb.Theta[i*T : (i+1)*T]
 }
 
-// TopTopics returns the k largest entries of a θ row as topic ids.
+// TopTopics returns the k largest entries of a θ row as topic ids
+// (model.Model.TopTopics: the one ranking the API and gtformer-beam share).
 func (ix *Index) TopTopics(theta []float32, k int) []TopicWeight {
-	rows := make([]int, len(theta))
-	for r := range rows {
-		rows[r] = r
-	}
-	sort.SliceStable(rows, func(a, b int) bool { return theta[rows[a]] > theta[rows[b]] })
-	out := make([]TopicWeight, 0, k)
-	for _, r := range rows[:min(k, len(rows))] {
-		out = append(out, TopicWeight{ID: ix.nodes[r].ID, Weight: float64(theta[r])})
+	top := ix.m.TopTopics(theta, k)
+	out := make([]TopicWeight, len(top))
+	for i, t := range top {
+		out[i] = TopicWeight{ID: t.Topic, Weight: float64(t.Weight)}
 	}
 	return out
 }
 
 // Path returns the topic ids of a θ row's path: from the root, each step
 // goes to the child whose subtree holds the most θ mass (the first such
-// child on ties), down to a leaf.
-func (ix *Index) Path(theta []float32) []int {
-	rows := ix.pathOf(theta)
-	out := make([]int, len(rows))
-	for k, r := range rows {
-		out[k] = ix.nodes[r].ID
-	}
-	return out
-}
+// child on ties), down to a leaf (model.Model.TopicPath).
+func (ix *Index) Path(theta []float32) []int { return ix.m.TopicPath(theta) }
 
-func (ix *Index) pathRows(i int) []int { return ix.pathOf(ix.theta(i)) }
-
-func (ix *Index) pathOf(theta []float32) []int {
-	tab := ix.m.Topics.Tables()
-	// Subtree mass: children have larger rows than their parents
-	// (breadth-first order), so one backward sweep sums them.
-	mass := make([]float64, tab.T)
-	for r := tab.T - 1; r >= 0; r-- {
-		mass[r] += float64(theta[r])
-		if p := tab.Parent[r]; p >= 0 {
-			mass[p] += mass[r]
-		}
+// pathRows returns document i's path as dense topic rows.
+func (ix *Index) pathRows(i int) []int {
+	path := ix.m.TopicPath(ix.theta(i))
+	for k, id := range path {
+		path[k] = ix.rowOf[id]
 	}
-	tree := ix.m.Topics.Tree
-	path := []int{0}
-	for r := 0; ; {
-		kids := tree.Children(tab.ID[r])
-		if len(kids) == 0 {
-			return path
-		}
-		best := -1
-		for _, id := range kids {
-			c := ix.rowOf[id]
-			if best < 0 || mass[c] > mass[best] {
-				best = c
-			}
-		}
-		r = best
-		path = append(path, r)
-	}
+	return path
 }
 
 // Topic returns topic id's details with the representative documents

@@ -225,21 +225,36 @@ func Propagate(z0 []float32, m, hops int, nbrs func(d int32) []int32) []float32 
 		copy(out[i*w:i*w+m], z0[i*m:(i+1)*m])
 	}
 	acc := make([]float64, m)
+	var rows [][]float32
 	for k := 1; k <= hops; k++ {
 		prev, cur := (k-1)*m, k*m
 		for i := 0; i < n; i++ {
-			for j, v := range out[i*w+prev : i*w+prev+m] {
-				acc[j] = float64(v)
-			}
+			rows = rows[:0]
 			for _, d := range nbrs(int32(i)) {
-				for j, v := range out[int(d)*w+prev : int(d)*w+prev+m] {
-					acc[j] += float64(v)
-				}
+				rows = append(rows, out[int(d)*w+prev:int(d)*w+prev+m])
 			}
-			normInto(out[i*w+cur:i*w+cur+m], acc) // the mean's norm: the 1/(1+deg) cancels
+			HopStep(out[i*w+cur:i*w+cur+m], acc, out[i*w+prev:i*w+prev+m], rows)
 		}
 	}
 	return out
+}
+
+// HopStep writes one document's Z_k into dst from Z_{k−1} of the document
+// itself (self) and of its neighbours (nbrs, in neighbour-list order):
+// their sum, accumulated in float64 in that order, normalised (the mean's
+// norm: the 1/(1+deg) cancels). acc is scratch of len(dst). Propagate
+// computes every document's row with it; a caller that holds one
+// document's neighbourhood at a time (a pipeline stage) gets the same bits.
+func HopStep(dst []float32, acc []float64, self []float32, nbrs [][]float32) {
+	for j, v := range self {
+		acc[j] = float64(v)
+	}
+	for _, r := range nbrs {
+		for j, v := range r {
+			acc[j] += float64(v)
+		}
+	}
+	normInto(dst, acc[:len(dst)])
 }
 
 // normInto writes acc / ‖acc‖ into dst (zeros for a zero vector).

@@ -77,16 +77,31 @@ func (m *Model) RefreshNeighbors(c *Cache, in *Inputs, docs []int32, nbrs func(d
 		m.Refresh(c, in, docs, batch)
 		return
 	}
-	pick := capNeighbors(nbrs, maxNbrs)
 	own := m.NewCache(c.N)
-	m.Refresh(own, in, neighborsOf(docs, pick), batch)
+	m.Refresh(own, in, neighborsOf(docs, capNeighbors(nbrs, maxNbrs)), batch)
+	m.NestedStates(own, in, docs, nbrs, maxNbrs, batch, c)
+}
+
+// NestedStates encodes docs as centres over their neighbours (nbrs, capped
+// at maxNbrs as in Embed), whose per-layer [CLS] are read from src, and
+// stores the centres' own [CLS] after layers 1..L-1 in dst: one hop of
+// neighbour states. RefreshNeighbors is Refresh followed by one call; a
+// caller that holds the neighbours' states itself (a pipeline that joins
+// them in from elsewhere) calls it directly, and may call it again on its
+// output to reach a hop further. No-op for a model that reads no
+// neighbours (one layer, or NoGraph).
+func (m *Model) NestedStates(src *Cache, in *Inputs, docs []int32, nbrs func(d int32) []int32, maxNbrs, batch int, dst *Cache) {
+	if m.Cfg.Layers < 2 || m.Cfg.NoGraph {
+		return
+	}
+	pick := capNeighbors(nbrs, maxNbrs)
 	tp := tensor.NewTape()
 	tp.NoGrad = true
 	bar := m.bar("encode over neighbours", len(docs))
 	for lo := 0; lo < len(docs); lo += batch {
 		part := docs[lo:min(lo+batch, len(docs))]
 		tp.Reset()
-		c.store(part, m.forward(tp, in, part, neighborSlots(part, pick), own).CLS)
+		dst.store(part, m.forward(tp, in, part, neighborSlots(part, pick), src).CLS)
 		bar.Add(int64(len(part)))
 	}
 	bar.Finish()
@@ -112,6 +127,13 @@ func (m *Model) bar(label string, n int) *progress.Bar {
 // progressDelay is how long a pass runs before its bar shows.
 const progressDelay = 3 * time.Second
 
+// Row returns the state of document d after layer l+1 (l in 0..Layers-1),
+// Width floats aliasing Data.
+func (c *Cache) Row(l, d int) []float32 {
+	base := (l*c.N + d) * c.Width
+	return c.Data[base : base+c.Width]
+}
+
 // store writes the per-layer [CLS] rows of docs, layers[l] (len(docs), n)
 // for layers 1..L-1, into the cache.
 func (c *Cache) store(docs []int32, layers []*tensor.Tensor) {
@@ -125,23 +147,33 @@ func (c *Cache) store(docs []int32, layers []*tensor.Tensor) {
 }
 
 // capNeighbors returns the neighbour list a document aggregates over at
-// inference: nbrs(d) thinned evenly to at most maxNbrs, or d itself when it
-// has none (as in training).
+// inference: nbrs(d) thinned evenly to at most maxNbrs (CapList), or d
+// itself when it has none (as in training).
 func capNeighbors(nbrs func(d int32) []int32, maxNbrs int) func(d int32) []int32 {
 	return func(d int32) []int32 {
 		l := nbrs(d)
 		if len(l) == 0 {
 			return []int32{d}
 		}
-		if len(l) <= maxNbrs {
-			return l
-		}
-		out := make([]int32, maxNbrs)
-		for i := range out {
-			out[i] = l[i*len(l)/maxNbrs]
-		}
-		return out
+		return CapList(l, maxNbrs)
 	}
+}
+
+// CapList returns the entries of a neighbour list that a document
+// aggregates over at inference: all of them when there are at most
+// maxNbrs, else maxNbrs evenly spaced ones (entry i·len/maxNbrs for i <
+// maxNbrs), so that a long list is thinned without favouring its start.
+// A caller that keeps neighbour lists of its own (sorted as the
+// documents' ids) caps them with it to aggregate as Embed does.
+func CapList[T any](l []T, maxNbrs int) []T {
+	if len(l) <= maxNbrs {
+		return l
+	}
+	out := make([]T, maxNbrs)
+	for i := range out {
+		out[i] = l[i*len(l)/maxNbrs]
+	}
+	return out
 }
 
 // neighborsOf returns the distinct documents of pick(d) over docs, sorted.

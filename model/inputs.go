@@ -148,8 +148,33 @@ func (m *Model) PropagateFeatures(in *Inputs, nbrs func(d int32) []int32) {
 	if m.LSA == nil {
 		panic("model: PropagateFeatures before FitFeatures (no basis)")
 	}
-	in.Hop = features.Propagate(m.LSA.Project(in.tfidfRows()), m.LSA.Dim, m.Cfg.FeatureHops, nbrs)
-	in.HopWidth = (m.Cfg.FeatureHops + 1) * m.LSA.Dim
+	in.Hop = features.Propagate(m.HopStart(in), m.LSA.Dim, m.Cfg.FeatureHops, nbrs)
+	in.HopWidth = m.HopWidth()
+}
+
+// HopStart returns Z₀ of in's documents, (N, LSA.Dim): their tf-idf rows
+// projected on the model's latent semantic basis, the start that
+// PropagateFeatures averages over the links (features.HopStep per hop). A
+// document's row depends on its own words only, so a caller that embeds a
+// batch at a time (DocInputs) gets the rows Inputs would. Nil when the
+// model reads no hop features.
+func (m *Model) HopStart(in *Inputs) []float32 {
+	if m.Cfg.FeatureHops == 0 {
+		return nil
+	}
+	if m.LSA == nil {
+		panic("model: HopStart before FitFeatures (no basis)")
+	}
+	return m.LSA.Project(in.tfidfRows())
+}
+
+// HopWidth is the width of a document's hop features, [Z₀ | … | Z_K]:
+// (FeatureHops+1)·LSA.Dim, 0 when the model reads none.
+func (m *Model) HopWidth() int {
+	if m.Cfg.FeatureHops == 0 || m.LSA == nil {
+		return 0
+	}
+	return (m.Cfg.FeatureHops + 1) * m.LSA.Dim
 }
 
 // WithFeatures returns a copy of in whose hop features are propagated over

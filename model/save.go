@@ -2,9 +2,12 @@ package model
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"math"
 	"os"
@@ -191,4 +194,30 @@ func CheckFinite(t *tensor.Tensor) error {
 func (m *Model) SetTree(t *topictree.Tree) {
 	m.Topics.Tree = t
 	m.Topics.refresh()
+}
+
+// WeightsSHA256 returns the hex SHA-256 of weights read from r (a
+// WeightsFile's content): what ties files derived from a model, such as
+// its corpus states or an explorer index, to the weights they came from.
+func WeightsSHA256(r io.Reader) (string, error) {
+	h := sha256.New()
+	if _, err := io.Copy(h, r); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// SavedWeightsSHA256 returns WeightsSHA256 of the weights saved in dir.
+func SavedWeightsSHA256(dir string) (string, error) {
+	path := filepath.Join(dir, WeightsFile)
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	sum, err := WeightsSHA256(f)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return sum, nil
 }

@@ -108,11 +108,7 @@ func Encode[T Elem](w io.Writer, shape []int, data []T) error {
 	if n != len(data) {
 		return fmt.Errorf("npy: shape %v holds %d elements, data has %d", shape, n, len(data))
 	}
-	h := header(descrOf[T](), shape)
-	if len(h)-10 > math.MaxUint16 {
-		return fmt.Errorf("npy: shape %v too long for a version 1.0 header", shape)
-	}
-	if _, err := w.Write(h); err != nil {
+	if err := WriteHeader[T](w, shape); err != nil {
 		return err
 	}
 	// Convert in chunks so a large array is not copied whole.
@@ -135,6 +131,23 @@ func Encode[T Elem](w io.Writer, shape []int, data []T) error {
 		}
 	}
 	return nil
+}
+
+// WriteHeader writes the .npy v1.0 preamble of an array of T with the
+// given shape to w; the caller then writes its Π shape elements,
+// little-endian, in C order. It is for arrays written a row at a time,
+// whose rows are never all in memory (Encode is WriteHeader followed by
+// the data).
+func WriteHeader[T Elem](w io.Writer, shape []int) error {
+	if _, err := numElems(shape); err != nil {
+		return fmt.Errorf("npy: %w", err)
+	}
+	h := header(descrOf[T](), shape)
+	if len(h)-10 > math.MaxUint16 {
+		return fmt.Errorf("npy: shape %v too long for a version 1.0 header", shape)
+	}
+	_, err := w.Write(h)
+	return err
 }
 
 // Write writes data with the given shape to path atomically: readers see

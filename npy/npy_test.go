@@ -274,3 +274,37 @@ func Example() {
 	fmt.Println(shape, data, err)
 	// Output: [2 3] [0.1 0.2 0.7 0.5 0.25 0.25] <nil>
 }
+
+// TestWriteHeaderThenRows: a header followed by rows written one at a
+// time is byte for byte what Encode writes for the whole array, and reads
+// back; a bad shape is refused before anything is written.
+func TestWriteHeaderThenRows(t *testing.T) {
+	rows := [][]float32{{1, 2, 3}, {-4, 5.5, 6}, {7, 8, float32(math.Inf(1))}}
+	var whole []float32
+	for _, r := range rows {
+		whole = append(whole, r...)
+	}
+	var want, got bytes.Buffer
+	if err := Encode(&want, []int{3, 3}, whole); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHeader[float32](&got, []int{3, 3}); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		for _, v := range r {
+			got.Write(binary.LittleEndian.AppendUint32(nil, math.Float32bits(v)))
+		}
+	}
+	if !bytes.Equal(got.Bytes(), want.Bytes()) {
+		t.Fatalf("header + rows differ from Encode:\n%q\n%q", got.Bytes(), want.Bytes())
+	}
+	a, err := Decode(&got)
+	if err != nil || len(a.Shape) != 2 || a.Shape[0] != 3 || a.Shape[1] != 3 {
+		t.Fatalf("decode: %v, %v", a, err)
+	}
+	var empty bytes.Buffer
+	if err := WriteHeader[float32](&empty, []int{2, -1}); err == nil || empty.Len() != 0 {
+		t.Errorf("shape (2, -1): error %v, %d bytes written", err, empty.Len())
+	}
+}

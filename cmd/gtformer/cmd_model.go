@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/gtformer/gtformer/corpus"
+	"github.com/gtformer/gtformer/corpusstates"
 	"github.com/gtformer/gtformer/model"
 	"github.com/gtformer/gtformer/npy"
 	"github.com/gtformer/gtformer/outputs"
@@ -76,7 +77,8 @@ func runEmbed(args []string, stdout, stderr io.Writer) error {
 	maxNbrs := fs.Int("max-nbrs", 64, "neighbours a document aggregates at most")
 	newDocs := fs.String("new", "", "JSON Lines `FILE` of new documents ({\"id\", \"text\", \"links\"}; a \"label\" is accepted and not used) to embed instead, linked to the corpus's documents (by id, or for a folder corpus by 0-based document id, the line of contents.txt counted from 0) or to each other; a new id must not be a corpus document's")
 	allow := fs.Bool("allow-different-corpus", false, "embed a corpus other than the one the model was trained on (its vocabulary must still be the model's)")
-	describe(fs, stderr, "--model DIR --data PATH [--new FILE.jsonl] --out FILE", `
+	exportStates := fs.String("export-states", "", "instead of embedding, write what embedding new documents reads from the corpus (every document's words, links and own-text states) into `DIR` for gtformer-beam: "+corpusstates.MetaFile+" and "+corpusstates.RecordsFile+" (usually the model's DIR)")
+	describe(fs, stderr, "--model DIR --data PATH [--new FILE.jsonl] --out FILE | --export-states DIR", `
 Embeds every document of the corpus the model was trained on (same --data
 and corpus flags: the model records the corpus's fingerprint and refuses
 another, naming what differs, unless --allow-different-corpus), each through
@@ -84,14 +86,23 @@ its links to the corpus's other documents, and writes the hyperboloid
 coordinates as .npy. With --new, embeds only the new documents of a JSON
 Lines file instead: their text is tokenized into the model's vocabulary
 (unknown words dropped) and each aggregates the documents it links to. Rows
-follow the documents' order.`)
+follow the documents' order. With --export-states, writes the corpus's
+neighbour states for gtformer-beam instead, which then embeds new documents
+without the corpus.`)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
-	if *dir == "" || *out == "" {
+	if *exportStates != "" {
+		if *out != "" || *newDocs != "" || *topicsOut != "" {
+			return usagef("--export-states writes its own files: --out, --topics-out and --new do not apply")
+		}
+		if *dir == "" {
+			return usagef("--model is required")
+		}
+	} else if *dir == "" || *out == "" {
 		return usagef("--model and --out are required")
 	}
 	// Zero would loop forever (batch) or leave documents without a
@@ -103,6 +114,13 @@ follow the documents' order.`)
 	m, _, g, _, err := loadModelAndCorpus(*dir, &d, *allow, stderr, "split")
 	if err != nil {
 		return err
+	}
+	if *exportStates != "" {
+		if err := corpusstates.Export(*exportStates, *dir, m, g, *batch); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote the neighbour states of %d documents into %s\n", g.NumDocs(), filepath.Join(*exportStates, corpusstates.RecordsFile))
+		return nil
 	}
 	var emb *model.Embeddings
 	if *newDocs != "" {

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Measures gtformer-beam embed on Prism against gtformer embed --new on the
+# same input: a model trained on a synthetic corpus (gtformer data synth),
+# then NEW synthetic documents (default 100,000) that link to each other
+# and to the trained corpus, embedded both ways. Prints documents/s, wall
+# time and peak memory (max RSS) of each. (That the two give the same
+# numbers is what beam/embedpipe's tests check, on ML.)
+#
+#   beam/bench/embed-100k.sh [WORKDIR]       (NEW=100000 TRAIN=20000 by default)
+#
+# Run it on an idle machine: the figures in docs/benchmarks.md come from it.
+# Environment: NEW, TRAIN (documents), WIDTH (model width, default 128),
+# EPOCHS (default 1), TAGS (e.g. "openblas" for both binaries).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+export PATH="$PATH:/usr/local/go/bin"
+W=${1:-/tmp/gtformer-beam-bench}
+NEW=${NEW:-100000}
+TRAIN=${TRAIN:-20000}
+WIDTH=${WIDTH:-128}
+EPOCHS=${EPOCHS:-1}
+TAGS=${TAGS:-}
+mkdir -p "$W"
+go build ${TAGS:+-tags $TAGS} -o "$W/gtformer" ./cmd/gtformer
+(cd beam && go build ${TAGS:+-tags $TAGS} -o "$W/gtformer-beam" ./cmd/gtformer-beam && go build -o "$W/mknewdocs" ./bench/mknewdocs)
+
+# The trained corpus and the new documents: two synthetic corpora with the
+# same tree shape and vocabulary, different seeds.
+[ -d "$W/train" ] || "$W/gtformer" data synth --out "$W/train" --docs "$TRAIN" --links $((2 * TRAIN)) --vocab 2000 --seed 1
+[ -d "$W/newsrc" ] || "$W/gtformer" data synth --out "$W/newsrc" --docs "$NEW" --links $((2 * NEW)) --vocab 2000 --seed 2
+[ -f "$W/model/weights.safetensors" ] || "$W/gtformer" train --data "$W/train" --out "$W/model" --width "$WIDTH" --epochs "$EPOCHS" --quiet
+"$W/gtformer" embed --model "$W/model" --data "$W/train" --export-states "$W/model"
+rm -rf "$W/new" && "$W/mknewdocs" --data "$W/newsrc" --known "$TRAIN" --out "$W/new" --shards 16
+
+measure() { # name, command...: wall seconds and max RSS (kB) into $W/<name>.time
+  local name=$1; shift
+  /usr/bin/time -f '%e %M' -o "$W/$name.time" "$@" >"$W/$name.log" 2>&1 || { cat "$W/$name.log"; exit 1; }
+}
+rm -rf "$W/out"
+measure single "$W/gtformer" embed --model "$W/model" --data "$W/train" --new "$W/new/all.jsonl.txt" --out "$W/single.npy"
+measure beam "$W/gtformer-beam" embed --input "$W/new/new-*.jsonl" --model "$W/model" --out "$W/out" --runner prism --npy
+
+read -r s_secs s_kb <"$W/single.time"
+read -r b_secs b_kb <"$W/beam.time"
+echo "documents: $NEW new, linked to a trained corpus of $TRAIN (width $WIDTH, $(nproc) cores)"
+awk -v n="$NEW" -v s="$s_secs" -v k="$s_kb" 'BEGIN { printf "gtformer embed --new      %8.1f s  %8.0f documents/s  max RSS %6d MB\n", s, n / s, k / 1024 }'
+awk -v n="$NEW" -v s="$b_secs" -v k="$b_kb" 'BEGIN { printf "gtformer-beam (Prism)     %8.1f s  %8.0f documents/s  max RSS %6d MB\n", s, n / s, k / 1024 }'
+grep -E 'embedded|errors|unknown_links' "$W/beam.log"

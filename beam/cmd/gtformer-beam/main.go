@@ -1,0 +1,141 @@
+// Command gtformer-beam runs gtformer's embedding pipeline on Apache Beam:
+//
+//	gtformer-beam embed --input 'PATTERN' --model DIR --out DIR [flags] [Beam flags]
+//
+// It embeds the new documents of JSON Lines shards (the format of
+// gtformer embed --new) with a trained model, on the runner --runner names:
+// prism (the default: in this process), flink, spark, dataflow, or any
+// portable runner through --endpoint. The model directory must hold the
+// corpus states export (gtformer embed --model DIR --data PATH
+// --export-states DIR). Every flag of Beam's Go SDK applies (--runner,
+// --endpoint, --environment_type, --project, --region, --staging_location,
+// --temp_location, ...); `gtformer-beam embed -h` lists them all.
+//
+// Exit status: 0 when the pipeline ran (records it could not embed are in
+// the dead-letter files, and counted), 1 when it could not run, 2 for a
+// wrong command line.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sort"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
+	"github.com/gtformer/gtformer/beam/embedpipe"
+)
+
+func main() {
+	args := os.Args[1:]
+	// A runner starts this binary as a worker with Beam's flags only
+	// (--worker, --id, ...): those go straight to beam.Init.
+	switch {
+	case len(args) > 0 && args[0] == "embed":
+		args = args[1:]
+	case len(args) > 0 && len(args[0]) > 0 && args[0][0] == '-' && !isHelp(args[0]):
+	default:
+		fmt.Fprintln(os.Stderr, "usage: gtformer-beam embed --input PATTERN --model DIR --out DIR [flags] (gtformer-beam embed -h lists them)")
+		if len(args) > 0 && isHelp(args[0]) {
+			os.Exit(0)
+		}
+		os.Exit(2)
+	}
+	o := embedpipe.Defaults()
+	fs := flag.CommandLine
+	fs.StringVar(&o.Input, "input", "", "file `PATTERN` of the JSON Lines shards of new documents ({\"id\", \"text\", \"links\"}, as gtformer embed --new reads); any path Beam's filesystems read")
+	fs.StringVar(&o.Model, "model", "", "model `DIR` (gtformer train --out) holding the corpus states export; every worker reads it")
+	fs.StringVar(&o.States, "states", "", "`DIR` of the corpus states export if not the model's (gtformer embed --export-states DIR)")
+	fs.StringVar(&o.Out, "out", "", "output `DIR`: embeddings-*.jsonl (+ .npy, .ids.jsonl), topic_counts.json, deadletters-*.jsonl")
+	fs.IntVar(&o.Rounds, "rounds", o.Rounds, "neighbour rounds: 1 is what gtformer embed --new computes; each more lets a document read one hop further through chains of documents, up to the layers - 1 hops the model can see")
+	fs.IntVar(&o.MaxNbrs, "max-nbrs", o.MaxNbrs, "neighbours a document aggregates at most (as gtformer embed --max-nbrs)")
+	fs.IntVar(&o.Batch, "batch", o.Batch, "documents per model call inside a worker")
+	fs.IntVar(&o.Shards, "shards", o.Shards, "output shards of the embeddings")
+	fs.IntVar(&o.DeadShards, "dead-shards", o.DeadShards, "output shards of the dead letters")
+	fs.IntVar(&o.TopK, "top-topics", o.TopK, "topics listed per document, the largest θ first")
+	verbose := fs.Bool("verbose", false, "log the runner's progress (Prism's and the SDK's INFO lines)")
+	fs.BoolVar(&o.NPY, "npy", false, "also write the embeddings as .npy shards, float32 (rows, n+1), with one id per row in .ids.jsonl")
+	if err := fs.Parse(args); err != nil {
+		os.Exit(2)
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "gtformer-beam embed: unexpected argument %q\n", fs.Arg(0))
+		os.Exit(2)
+	}
+	beam.Init() // a worker process runs its bundles here and never returns
+	// Prism and the SDK log every stage at INFO through the default
+	// logger; the command's own lines say what matters.
+	if !*verbose {
+		slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	}
+	if o.Input == "" || o.Model == "" || o.Out == "" {
+		fmt.Fprintln(os.Stderr, "gtformer-beam embed: --input, --model and --out are required")
+		os.Exit(2)
+	}
+	os.Exit(embed(context.Background(), o, os.Stdout, os.Stderr))
+}
+
+func isHelp(a string) bool { return a == "-h" || a == "--help" || a == "help" }
+
+// embed checks, builds and runs the pipeline on the runner the flags name,
+// and prints its counters; it returns the exit code.
+func embed(ctx context.Context, o embedpipe.Options, stdout, stderr io.Writer) int {
+	plan, err := embedpipe.Prepare(ctx, o)
+	if err != nil {
+		fmt.Fprintf(stderr, "gtformer-beam embed: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stderr, "%d input files; %d neighbour-state stages", len(plan.Files), plan.Stages)
+	if plan.RoundsUsed < o.Rounds {
+		fmt.Fprintf(stderr, " (--rounds %d: this model reaches as far after %d)", o.Rounds, plan.RoundsUsed)
+	}
+	fmt.Fprintln(stderr)
+	p := beam.NewPipeline()
+	embedpipe.Build(p.Root(), plan)
+	start := time.Now()
+	res, err := beamx.RunWithMetrics(ctx, p)
+	if err != nil {
+		fmt.Fprintf(stderr, "gtformer-beam embed: %v\n", err)
+		return 1
+	}
+	secs := time.Since(start).Seconds()
+	counts := counters(res)
+	docs := counts["documents"]
+	fmt.Fprintf(stdout, "embedded %d documents into %s in %.1f s (%.0f documents/s)\n", docs, o.Out, secs, float64(docs)/secs)
+	// A counter never incremented is never reported: list the four anyway.
+	for _, n := range []string{"documents", "unknown_links", "errors", "words_dropped"} {
+		counts[n] += 0
+	}
+	names := make([]string, 0, len(counts))
+	for n := range counts {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(stdout, "  %s: %d\n", n, counts[n])
+	}
+	if counts["errors"] > 0 {
+		fmt.Fprintf(stderr, "%d records were not embedded: see %s/%s-*.jsonl\n", counts["errors"], o.Out, embedpipe.DeadLettersPrefix)
+	}
+	return 0
+}
+
+// counters sums the pipeline's gtformer counters over its steps (nil when
+// the runner reports none).
+func counters(res beam.PipelineResult) map[string]int64 {
+	out := map[string]int64{}
+	if res == nil {
+		return out
+	}
+	for _, c := range res.Metrics().AllMetrics().Counters() {
+		if c.Namespace() == "gtformer" {
+			out[c.Name()] += c.Result()
+		}
+	}
+	return out
+}

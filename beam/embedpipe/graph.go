@@ -1,0 +1,216 @@
+package embedpipe
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/gtformer/gtformer/model"
+)
+
+// linkNames emits (name, document key) once per distinct link name of a
+// document.
+func linkNames(d newDoc, emit func(string, int64)) {
+	seen := make(map[string]bool, len(d.Links))
+	for _, s := range d.Links {
+		if !seen[s] {
+			seen[s] = true
+			emit(s, d.Key)
+		}
+	}
+}
+
+// idIndex keys a new document's key by its id.
+func idIndex(d newDoc) (string, int64) { return d.ID, d.Key }
+
+// docByKey keys a new document by its key.
+func docByKey(d newDoc) (int64, newDoc) { return d.Key, d }
+
+// resolveNewFn resolves the links that name a new document (ids of new
+// documents come first, as in `gtformer embed --new`) into edges, both
+// ways; the others go on to the corpus's ids under their canonical name
+// (a folder corpus names documents by line number, which a link may write
+// as 7 or "007").
+type resolveNewFn struct {
+	LineNumberIDs bool
+	Docs          int64
+}
+
+func (f *resolveNewFn) ProcessElement(name string, froms func(*int64) bool, targets func(*int64) bool, edge func(int64, int64), pending func(string, int64)) {
+	to, found := int64(0), false
+	var t int64
+	for targets(&t) { // at most one: ids are unique by now
+		to, found = t, true
+	}
+	var from int64
+	if found {
+		for froms(&from) {
+			if from != to { // a link to itself is dropped, as SetLinks drops it
+				edge(from, to)
+				edge(to, from)
+			}
+		}
+		return
+	}
+	key := name
+	if f.LineNumberIDs {
+		if k, err := strconv.Atoi(name); err == nil && k >= 0 && int64(k) < f.Docs {
+			key = strconv.Itoa(k)
+		}
+	}
+	for froms(&from) {
+		pending(key, from)
+	}
+}
+
+// corpusID keys a corpus document's index by its id.
+func corpusID(_ int64, c corpusDoc) (string, int64) { return c.ID, c.Index }
+
+// resolveKnown resolves links to corpus ids into edges, both ways; a link
+// that names nothing is counted and reported with its document.
+func resolveKnown(ctx context.Context, name string, froms func(*int64) bool, index func(*int64) bool, edge func(int64, int64), unknown func(int64, string)) {
+	to := int64(-1)
+	var t int64
+	for index(&t) {
+		to = max(to, t) // a repeated corpus id names its last document, as in embed --new
+	}
+	var from int64
+	if to >= 0 {
+		for froms(&from) {
+			edge(from, to)
+			edge(to, from)
+		}
+		return
+	}
+	var n int64
+	for froms(&from) {
+		unknown(from, name)
+		n++
+	}
+	unknownLinksCounter.Inc(ctx, n)
+}
+
+// nodeFn builds every document's node: a new document from its line, a
+// corpus document from its record, each with the sorted, capped neighbour
+// list Model.Embed would aggregate over in the extended corpus (a corpus
+// document's own links plus the new documents that link to it).
+type nodeFn struct {
+	MaxNbrs int
+	Links   bool // keep the whole list too (node.Links), for hop features
+}
+
+func (f *nodeFn) ProcessElement(ctx context.Context, key int64, recs func(*corpusDoc) bool, docs func(*newDoc) bool, edges func(*int64) bool, unknowns func(*string) bool, emit func(int64, node), dead func(deadLetter)) {
+	var nbrs []int64
+	var e int64
+	for edges(&e) {
+		nbrs = append(nbrs, e)
+	}
+	var n node
+	var c corpusDoc
+	var d newDoc
+	switch {
+	case recs(&c):
+		n = node{Key: key, ID: c.ID, Words: c.Words, State: c.States}
+		nbrs = append(nbrs, c.Links...)
+	case docs(&d):
+		n = node{Key: key, ID: d.ID, Source: d.Source, Words: d.Words}
+		var u string
+		for unknowns(&u) {
+			n.Unknown = append(n.Unknown, u)
+		}
+		slices.Sort(n.Unknown)
+	default:
+		if len(nbrs) > 0 {
+			errorsCounter.Inc(ctx, 1)
+			dead(deadLetter{Source: "pipeline", Reason: fmt.Sprintf("internal: links to document key %d, which is neither new nor in the corpus", key)})
+		}
+		return
+	}
+	slices.Sort(nbrs)
+	nbrs = slices.Compact(nbrs)
+	if f.Links {
+		n.Links = slices.Clone(nbrs)
+	}
+	if len(nbrs) == 0 {
+		nbrs = []int64{key} // a document without links attends to itself
+	}
+	n.Nbrs = slices.Clone(model.CapList(nbrs, f.MaxNbrs))
+	emit(key, n)
+}
+
+// isNewNode keeps new documents' nodes.
+func isNewNode(key int64, n node, emit func(int64, node)) {
+	if isNew(key) {
+		emit(key, n)
+	}
+}
+
+// requestsOf emits (neighbour, centre) for every neighbour a centre reads.
+func requestsOf(key int64, n node, emit func(int64, int64)) {
+	for _, y := range n.Nbrs {
+		emit(y, key)
+	}
+}
+
+// needed passes on the nodes that some centre reads.
+func needed(key int64, reqs func(*int64) bool, nodes func(*node) bool, emit func(int64, node)) {
+	var x int64
+	if !reqs(&x) {
+		return
+	}
+	var n node
+	if nodes(&n) {
+		emit(key, n)
+	}
+}
+
+// route sends a document's states to every centre that reads them.
+func route(key int64, reqs func(*int64) bool, states func(*[]float32) bool, emit func(int64, nbrState)) {
+	var st []float32
+	if !states(&st) {
+		return // assemble reports the centres left without it
+	}
+	var x int64
+	for reqs(&x) {
+		emit(x, nbrState{Key: key, State: st})
+	}
+}
+
+// assembleFn lays a centre's neighbours' states out in its Nbrs order.
+type assembleFn struct {
+	Width int // floats per document's states: Layers × Width
+}
+
+func (f *assembleFn) ProcessElement(ctx context.Context, key int64, nodes func(*node) bool, msgs func(*nbrState) bool, emit func(centre), dead func(deadLetter)) {
+	var n node
+	if !nodes(&n) {
+		return
+	}
+	got := make(map[int64][]float32, len(n.Nbrs))
+	var m nbrState
+	for msgs(&m) {
+		got[m.Key] = m.State
+	}
+	c := centre{Node: n, States: make([]float32, 0, len(n.Nbrs)*f.Width)}
+	for _, y := range n.Nbrs {
+		st, ok := got[y]
+		if !ok || len(st) != f.Width {
+			errorsCounter.Inc(ctx, 1)
+			dead(deadLetter{Source: n.Source, ID: n.ID, Reason: fmt.Sprintf("internal: the states of neighbour key %d did not arrive; not embedded", y)})
+			return
+		}
+		c.States = append(c.States, st...)
+	}
+	emit(c)
+}
+
+// splitStates0 sends a needed corpus document's stored own-text states on
+// as they are and a new document to be encoded.
+func splitStates0(key int64, n node, stored func(int64, []float32), encode func(node)) {
+	if isNew(key) {
+		encode(n)
+		return
+	}
+	stored(key, n.State)
+}

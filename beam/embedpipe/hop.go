@@ -1,0 +1,193 @@
+package embedpipe
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/gtformer/gtformer/features"
+	"github.com/gtformer/gtformer/model"
+)
+
+// Hop features (model Config.FeatureHops K > 0, the default): the model's
+// [CLS] start reads a document's [Z₀ | Z₁ | … | Z_K], Z₀ its tf-idf row
+// projected on the model's basis and Z_k the normalised sum of Z_{k−1}
+// over the document and all its links (uncapped). `gtformer embed --new`
+// propagates them over the extended corpus, so a new document's links
+// change the features of the corpus documents within K links of it, and
+// those documents' own-text states with them: the stored states of the
+// export hold only for documents further away. The pipeline therefore
+// computes the features of every document it encodes in K stages of
+// joins (stage k's centres read their links' Z_{k−1}, as the neighbour
+// stages read states), each step by features.HopStep, the step Propagate
+// takes, so the numbers are embed --new's; and it encodes every state it
+// reads rather than using stored ones. The cost is that the documents
+// read reach K links further (on the full, uncapped link lists).
+
+// hopFeatures returns (key, hop features) for the documents of encoded
+// (collections of (key, node)), each HopWidth floats.
+func hopFeatures(s beam.Scope, p *Plan, nodes beam.PCollection, encoded []beam.PCollection, dead *[]beam.PCollection) beam.PCollection {
+	s = s.Scope("hop-features")
+	K := p.FeatureHops
+	// Backwards: need[K] are the documents encoded (their union, by
+	// joins: Prism failed on a Flatten here), need[k−1] need[k] with all
+	// their links; reqs[k] route Z_{k−1} to stage k's centres.
+	need := make([]beam.PCollection, K+1)
+	reqs := make([]beam.PCollection, K+1)
+	need[K] = encoded[0]
+	for _, c := range encoded[1:] {
+		need[K] = beam.ParDo(s, eitherNode, beam.CoGroupByKey(s, need[K], c))
+	}
+	for k := K; k >= 1; k-- {
+		reqs[k] = beam.ParDo(s, linkRequestsOf, need[k])
+		need[k-1] = beam.ParDo(s, needed, beam.CoGroupByKey(s, reqs[k], nodes))
+	}
+	// Forwards: Z₀, then a stage per hop, each document carrying its
+	// features so far.
+	z := beam.ParDo(s, &hopStartFn{Model: p.Model, Batch: p.Batch}, need[0])
+	for k := 1; k <= K; k++ {
+		msgs := beam.ParDo(s, route, beam.CoGroupByKey(s, reqs[k], z))
+		var lost beam.PCollection
+		z, lost = beam.ParDo2(s, &hopStepFn{Dim: p.HopDim, Hop: k}, beam.CoGroupByKey(s, need[k], msgs))
+		*dead = append(*dead, lost)
+	}
+	return z
+}
+
+// dropKey passes a keyed node on alone.
+func dropKey(_ int64, n node) node { return n }
+
+// eitherNode keeps a document that either collection holds, once.
+func eitherNode(key int64, a, b func(*node) bool, emit func(int64, node)) {
+	var n node
+	if a(&n) || b(&n) {
+		emit(key, n)
+	}
+}
+
+// linkRequestsOf emits (document, centre) for the centre itself and every
+// one of its links: what a hop step sums.
+func linkRequestsOf(key int64, n node, emit func(int64, int64)) {
+	emit(key, key)
+	for _, y := range n.Links {
+		emit(y, key)
+	}
+}
+
+// hopStartFn computes Z₀ (model.HopStart), a batch of documents at a time.
+type hopStartFn struct {
+	Model string
+	Batch int
+
+	m   *model.Model
+	buf []node
+}
+
+func (f *hopStartFn) Setup(ctx context.Context) (err error) {
+	f.m, err = loadModel(ctx, f.Model)
+	return err
+}
+
+func (f *hopStartFn) ProcessElement(_ int64, n node, emit func(int64, []float32)) {
+	f.buf = append(f.buf, n)
+	if len(f.buf) >= f.Batch {
+		f.flush(emit)
+	}
+}
+
+func (f *hopStartFn) FinishBundle(emit func(int64, []float32)) {
+	f.flush(emit)
+}
+
+func (f *hopStartFn) flush(emit func(int64, []float32)) {
+	if len(f.buf) == 0 {
+		return
+	}
+	words := make([][]int32, len(f.buf))
+	for i, n := range f.buf {
+		words[i] = n.Words
+	}
+	z := f.m.HopStart(f.m.DocInputs(words))
+	d := len(z) / len(f.buf)
+	for i, n := range f.buf {
+		emit(n.Key, z[i*d:(i+1)*d:(i+1)*d])
+	}
+	f.buf = f.buf[:0]
+}
+
+// hopStepFn is hop stage Hop: a centre's Z_Hop from the Z_{Hop−1} of
+// itself and of its links in the order of its link list, appended to its
+// features so far.
+type hopStepFn struct {
+	Dim int // floats per hop
+	Hop int
+}
+
+func (f *hopStepFn) ProcessElement(ctx context.Context, key int64, nodes func(*node) bool, msgs func(*nbrState) bool, emit func(int64, []float32), dead func(deadLetter)) {
+	var n node
+	if !nodes(&n) {
+		return
+	}
+	got := make(map[int64][]float32, len(n.Links)+1)
+	var m nbrState
+	for msgs(&m) {
+		got[m.Key] = m.State
+	}
+	have := f.Hop * f.Dim // floats of Z₀ … Z_{Hop−1}
+	lost := func(y int64) {
+		errorsCounter.Inc(ctx, 1)
+		dead(deadLetter{Source: n.Source, ID: n.ID, Reason: fmt.Sprintf("internal: hop %d: the features of document key %d did not arrive; not embedded", f.Hop, y)})
+	}
+	own, ok := got[key]
+	if !ok || len(own) != have {
+		lost(key)
+		return
+	}
+	rows := make([][]float32, len(n.Links))
+	for i, y := range n.Links {
+		r, ok := got[y]
+		if !ok || len(r) != have {
+			lost(y)
+			return
+		}
+		rows[i] = r[have-f.Dim : have]
+	}
+	out := make([]float32, have+f.Dim)
+	copy(out, own)
+	features.HopStep(out[have:], make([]float64, f.Dim), own[have-f.Dim:], rows)
+	emit(key, out)
+}
+
+// withHopFn gives a node its hop features.
+type withHopFn struct {
+	Width int // HopWidth
+}
+
+func (f *withHopFn) ProcessElement(ctx context.Context, key int64, nodes func(*node) bool, hops func(*[]float32) bool, emit func(int64, node), dead func(deadLetter)) {
+	var n node
+	if !nodes(&n) {
+		return
+	}
+	var h []float32
+	if !hops(&h) || len(h) != f.Width {
+		errorsCounter.Inc(ctx, 1)
+		dead(deadLetter{Source: n.Source, ID: n.ID, Reason: fmt.Sprintf("internal: the hop features of document key %d did not arrive; not embedded", key)})
+		return
+	}
+	n.Hop = h
+	emit(key, n)
+}
+
+// setHop lays the hop features of the first len(rows) documents of in out
+// (the rest, neighbour slots that are never encoded, stay zero); no-op for
+// a model without hop features.
+func setHop(m *model.Model, in *model.Inputs, rows [][]float32) {
+	w := m.HopWidth()
+	if w == 0 {
+		return
+	}
+	in.Hop, in.HopWidth = make([]float32, in.N*w), w
+	for i, r := range rows {
+		copy(in.Hop[i*w:(i+1)*w], r)
+	}
+}

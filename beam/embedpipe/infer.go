@@ -1,0 +1,205 @@
+package embedpipe
+
+import (
+	"context"
+
+	"github.com/gtformer/gtformer/corpusstates"
+	"github.com/gtformer/gtformer/model"
+)
+
+// The model DoFns batch: they buffer up to Batch documents and run the
+// model once over them, flushing when the buffer is full and at the end of
+// every bundle, so a bundle never holds more than one batch and its
+// neighbour states (Batch × MaxNbrs × Layers × Width floats).
+
+// ownStatesFn computes new documents' own-text states (model.Refresh).
+type ownStatesFn struct {
+	Model string
+	Batch int
+
+	m   *model.Model
+	buf []node
+}
+
+func (f *ownStatesFn) Setup(ctx context.Context) (err error) {
+	f.m, err = loadModel(ctx, f.Model)
+	return err
+}
+
+func (f *ownStatesFn) ProcessElement(n node, emit func(int64, []float32)) {
+	f.buf = append(f.buf, n)
+	if len(f.buf) >= f.Batch {
+		f.flush(emit)
+	}
+}
+
+func (f *ownStatesFn) FinishBundle(emit func(int64, []float32)) {
+	f.flush(emit)
+}
+
+func (f *ownStatesFn) flush(emit func(int64, []float32)) {
+	if len(f.buf) == 0 {
+		return
+	}
+	words := make([][]int32, len(f.buf))
+	hops := make([][]float32, len(f.buf))
+	docs := make([]int32, len(f.buf))
+	for i, n := range f.buf {
+		words[i], hops[i] = n.Words, n.Hop
+		docs[i] = int32(i)
+	}
+	in := f.m.DocInputs(words)
+	setHop(f.m, in, hops)
+	c := f.m.NewCache(len(f.buf))
+	f.m.Refresh(c, in, docs, f.Batch)
+	for i, n := range f.buf {
+		emit(n.Key, stateOf(c, i))
+	}
+	f.buf = f.buf[:0]
+}
+
+// stateOf returns document i's states in c, (Layers, Width) row-major.
+func stateOf(c *model.Cache, i int) []float32 {
+	st := make([]float32, 0, c.Layers*c.Width)
+	for l := range c.Layers {
+		st = append(st, c.Row(l, i)...)
+	}
+	return st
+}
+
+// batchInputs lays a batch of centres out for one model call: centres are
+// documents 0..B-1, each neighbour slot a document after them with no
+// words (its states are read from the cache, never encoded). It returns
+// the inputs, the cache holding the neighbours' states, and each centre's
+// neighbour slots.
+func batchInputs(m *model.Model, cs []centre) (*model.Inputs, *model.Cache, func(int32) []int32) {
+	slots := 0
+	for _, c := range cs {
+		slots += len(c.Node.Nbrs)
+	}
+	words := make([][]int32, len(cs), len(cs)+slots)
+	hops := make([][]float32, len(cs))
+	lists := make([][]int32, len(cs))
+	for i, c := range cs {
+		words[i], hops[i] = c.Node.Words, c.Node.Hop
+	}
+	cache := m.NewCache(len(cs) + slots)
+	w := cache.Layers * cache.Width
+	next := len(cs)
+	for i, c := range cs {
+		for j := range c.Node.Nbrs {
+			st := c.States[j*w : (j+1)*w]
+			for l := range cache.Layers {
+				copy(cache.Row(l, next), st[l*cache.Width:(l+1)*cache.Width])
+			}
+			lists[i] = append(lists[i], int32(next))
+			words = append(words, nil)
+			next++
+		}
+	}
+	in := m.DocInputs(words)
+	setHop(m, in, hops)
+	return in, cache, func(d int32) []int32 { return lists[d] }
+}
+
+// nestedFn runs one stage of neighbour states (model.NestedStates): each
+// centre encoded over its neighbours' states of the stage before.
+type nestedFn struct {
+	Model   string
+	Batch   int
+	MaxNbrs int
+
+	m   *model.Model
+	buf []centre
+}
+
+func (f *nestedFn) Setup(ctx context.Context) (err error) {
+	f.m, err = loadModel(ctx, f.Model)
+	return err
+}
+
+func (f *nestedFn) ProcessElement(c centre, emit func(int64, []float32)) {
+	f.buf = append(f.buf, c)
+	if len(f.buf) >= f.Batch {
+		f.flush(emit)
+	}
+}
+
+func (f *nestedFn) FinishBundle(emit func(int64, []float32)) {
+	f.flush(emit)
+}
+
+func (f *nestedFn) flush(emit func(int64, []float32)) {
+	if len(f.buf) == 0 {
+		return
+	}
+	in, src, nbrs := batchInputs(f.m, f.buf)
+	docs := make([]int32, len(f.buf))
+	for i := range docs {
+		docs[i] = int32(i)
+	}
+	dst := f.m.NewCache(len(f.buf))
+	f.m.NestedStates(src, in, docs, nbrs, f.MaxNbrs, f.Batch, dst)
+	for i, c := range f.buf {
+		emit(c.Node.Key, stateOf(dst, i))
+	}
+	f.buf = f.buf[:0]
+}
+
+// embedFn embeds new documents (model.EmbedCached) over their neighbours'
+// final states, with their top topics and topic path.
+type embedFn struct {
+	Model   string
+	Batch   int
+	MaxNbrs int
+	TopK    int
+
+	m   *model.Model
+	buf []centre
+}
+
+func (f *embedFn) Setup(ctx context.Context) (err error) {
+	f.m, err = loadModel(ctx, f.Model)
+	return err
+}
+
+func (f *embedFn) ProcessElement(ctx context.Context, c centre, emit func(result)) {
+	f.buf = append(f.buf, c)
+	if len(f.buf) >= f.Batch {
+		f.flush(ctx, emit)
+	}
+}
+
+func (f *embedFn) FinishBundle(ctx context.Context, emit func(result)) {
+	f.flush(ctx, emit)
+}
+
+func (f *embedFn) flush(ctx context.Context, emit func(result)) {
+	if len(f.buf) == 0 {
+		return
+	}
+	in, cache, nbrs := batchInputs(f.m, f.buf)
+	if corpusstates.StateLayers(f.m) == 0 {
+		cache = nil // the model reads no neighbours
+	}
+	docs := make([]int32, len(f.buf))
+	for i := range docs {
+		docs[i] = int32(i)
+	}
+	e := f.m.EmbedCached(in, docs, nbrs, f.MaxNbrs, f.Batch, cache)
+	n1, T := e.Width+1, e.Topics
+	for i, c := range f.buf {
+		theta := e.Theta[i*T : (i+1)*T]
+		r := result{ID: c.Node.ID, Source: c.Node.Source, Point: e.Points[i*n1 : (i+1)*n1], Unknown: c.Node.Unknown}
+		for _, tw := range f.m.TopTopics(theta, f.TopK) {
+			r.TopIDs = append(r.TopIDs, int32(tw.Topic))
+			r.TopWeights = append(r.TopWeights, tw.Weight)
+		}
+		for _, t := range f.m.TopicPath(theta) {
+			r.Path = append(r.Path, int32(t))
+		}
+		emit(r)
+	}
+	docsCounter.Inc(ctx, int64(len(f.buf)))
+	f.buf = f.buf[:0]
+}

@@ -1,0 +1,294 @@
+package embedpipe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/textio"
+	"github.com/gtformer/gtformer/corpusstates"
+	"github.com/gtformer/gtformer/model"
+)
+
+// Options configure the pipeline. Paths are anything Beam's filesystems
+// read (a local path, gs://..., and whatever schemes are registered).
+type Options struct {
+	Input  string // file pattern of the JSON Lines shards of new documents
+	Model  string // model directory (gtformer train --out)
+	States string // directory of the corpus states export; empty: Model
+	Out    string // output directory
+
+	Rounds     int // neighbour rounds; 1 is what gtformer embed --new does
+	MaxNbrs    int // neighbours a document aggregates at most (embed --max-nbrs)
+	Batch      int // documents per model call
+	Shards     int // shards of the embeddings' outputs
+	DeadShards int // shards of the dead letters
+	TopK       int // top topics listed per document
+	NPY        bool
+}
+
+// Defaults are the command's defaults (MaxNbrs and Batch as in gtformer
+// embed).
+func Defaults() Options {
+	return Options{Rounds: 1, MaxNbrs: 64, Batch: 128, Shards: 4, DeadShards: 1, TopK: 5}
+}
+
+// Plan is what the launcher checked before building the pipeline.
+type Plan struct {
+	Options
+	Files []string // the input shards, sorted: the order documents are numbered in
+	// StateLayers and Width shape a document's states: StateLayers ×
+	// Width floats (no states when StateLayers is 0).
+	StateLayers, Width int
+	// Stages is the number of neighbour-state stages; RoundsUsed the rounds
+	// that change anything for this model (Rounds, or fewer).
+	Stages, RoundsUsed int
+	// The corpus, from the states export: its size and whether its
+	// documents are named by line number (a folder corpus).
+	CorpusDocs    int64
+	LineNumberIDs bool
+	// Hop features (hop.go): FeatureHops hops of HopDim floats each,
+	// HopWidth = (FeatureHops+1)·HopDim per document; 0 without.
+	FeatureHops, HopDim, HopWidth int
+}
+
+// Prepare checks the options against the files before a job starts, so
+// that a wrong path or a stale export is a clear error here rather than a
+// failed job: the input must match files, the model must load, the states
+// export must belong to its weights, and the output must hold none of the
+// pipeline's files.
+func Prepare(ctx context.Context, o Options) (*Plan, error) {
+	switch {
+	case o.Input == "" || o.Model == "" || o.Out == "":
+		return nil, errors.New("the input pattern, the model directory and the output directory are required")
+	case o.Rounds < 1 || o.MaxNbrs < 1 || o.Batch < 1 || o.Shards < 1 || o.DeadShards < 1 || o.TopK < 1:
+		return nil, fmt.Errorf("rounds, max neighbours, batch, shards, dead-letter shards and top topics must be positive, got %d, %d, %d, %d, %d, %d",
+			o.Rounds, o.MaxNbrs, o.Batch, o.Shards, o.DeadShards, o.TopK)
+	}
+	if o.States == "" {
+		o.States = o.Model
+	}
+	p := &Plan{Options: o}
+	files, err := list(ctx, o.Input)
+	if err != nil {
+		return nil, fmt.Errorf("input %s: %w", o.Input, err)
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("input %s: no file matches", o.Input)
+	}
+	if int64(len(files)) >= fileLimit {
+		return nil, fmt.Errorf("input %s: %d files, at most %d", o.Input, len(files), fileLimit-1)
+	}
+	p.Files = files
+
+	m, err := loadModel(ctx, o.Model)
+	if err != nil {
+		return nil, err
+	}
+	p.FeatureHops, p.HopWidth = m.Cfg.FeatureHops, m.HopWidth()
+	if p.FeatureHops > 0 {
+		if p.HopWidth == 0 {
+			return nil, fmt.Errorf("%s: the model reads hop features and its weights carry no basis for them", o.Model)
+		}
+		p.HopDim = p.HopWidth / (p.FeatureHops + 1)
+	}
+	meta, err := loadMeta(ctx, o.States)
+	if err != nil {
+		return nil, err
+	}
+	metaPath := joinPath(o.States, corpusstates.MetaFile)
+	p.StateLayers, p.Width = corpusstates.StateLayers(m), m.Cfg.Width
+	p.CorpusDocs, p.LineNumberIDs = int64(meta.Docs), meta.LineNumberIDs
+	if len(meta.Vocab) != m.Cfg.Vocab || meta.Width != p.Width || meta.Layers != p.StateLayers {
+		return nil, fmt.Errorf("%s: %d words, %d layers of width %d; the model has %d words, %d layers of width %d",
+			metaPath, len(meta.Vocab), meta.Layers, meta.Width, m.Cfg.Vocab, p.StateLayers, p.Width)
+	}
+	sum, err := sha256Of(ctx, joinPath(o.Model, model.WeightsFile))
+	if err != nil {
+		return nil, err
+	}
+	if sum != meta.WeightsSHA256 {
+		return nil, fmt.Errorf("%s: the states were computed with other weights than %s holds: export them again (gtformer embed --model %s --data PATH --export-states DIR)",
+			metaPath, joinPath(o.Model, model.WeightsFile), o.Model)
+	}
+
+	if p.StateLayers > 0 {
+		base := 0
+		if m.Cfg.NestedNeighbors() {
+			base = 1
+		}
+		p.Stages = min(base+o.Rounds-1, m.Cfg.Layers-2)
+		p.RoundsUsed = p.Stages - base + 1
+	} else {
+		p.RoundsUsed = 1
+	}
+
+	for _, pattern := range []string{EmbeddingsPrefix + "-*", DeadLettersPrefix + "-*", TopicCountsFile} {
+		found, err := list(ctx, joinPath(o.Out, pattern))
+		if err != nil {
+			return nil, fmt.Errorf("output %s: %w", o.Out, err)
+		}
+		if len(found) > 0 {
+			return nil, fmt.Errorf("output %s already holds %s: give an empty output directory, or remove them", o.Out, found[0])
+		}
+	}
+	return p, nil
+}
+
+// list expands a pattern through Beam's filesystem layer, sorted.
+func list(ctx context.Context, pattern string) ([]string, error) {
+	fs, err := filesystem.New(ctx, pattern)
+	if err != nil {
+		return nil, err
+	}
+	defer fs.Close()
+	files, err := fs.List(ctx, pattern)
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(files)
+	return files, nil
+}
+
+// sha256Of hashes a model's weights file through Beam's filesystem layer.
+func sha256Of(ctx context.Context, path string) (string, error) {
+	fs, err := filesystem.New(ctx, path)
+	if err != nil {
+		return "", err
+	}
+	defer fs.Close()
+	r, err := fs.OpenRead(ctx, path)
+	if err != nil {
+		return "", err
+	}
+	defer r.Close()
+	sum, err := model.WeightsSHA256(r)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return sum, nil
+}
+
+// Outputs are the pipeline's main collections, for callers that build on
+// them (the files are written either way).
+type Outputs struct {
+	Results     beam.PCollection // result
+	DeadLetters beam.PCollection // deadLetter
+}
+
+// Build adds the pipeline to s.
+func Build(s beam.Scope, p *Plan) Outputs {
+	s = s.Scope("gtformer.embed")
+	files := make([]inputFile, len(p.Files))
+	for i, f := range p.Files {
+		files[i] = inputFile{Path: f, Index: int64(i)}
+	}
+	var dead []beam.PCollection
+
+	// Parse, then one document per id.
+	docs, bad := beam.ParDo2(s, &readFn{States: p.States}, beam.CreateList(s, files))
+	dead = append(dead, bad)
+	kept, dup := beam.ParDo2(s, firstOfID, beam.GroupByKey(s, beam.ParDo(s, keyByID, docs)))
+	dead = append(dead, dup)
+
+	// Links: to new documents first, then to corpus ids.
+	edgesNew, pending := beam.ParDo2(s, &resolveNewFn{LineNumberIDs: p.LineNumberIDs, Docs: p.CorpusDocs},
+		beam.CoGroupByKey(s, beam.ParDo(s, linkNames, kept), beam.ParDo(s, idIndex, kept)))
+	recs, badRecs := beam.ParDo2(s, &parseStatesFn{States: p.States}, textio.Read(s, joinPath(p.States, corpusstates.RecordsFile)))
+	dead = append(dead, badRecs)
+	edgesKnown, unknown := beam.ParDo2(s, resolveKnown, beam.CoGroupByKey(s, pending, beam.ParDo(s, corpusID, recs)))
+
+	// Every document with its neighbour list.
+	nodes, orphans := beam.ParDo2(s, &nodeFn{MaxNbrs: p.MaxNbrs, Links: p.HopWidth > 0},
+		beam.CoGroupByKey(s, recs, beam.ParDo(s, docByKey, kept), beam.Flatten(s, edgesNew, edgesKnown), unknown))
+	dead = append(dead, orphans)
+	newNodes := beam.ParDo(s, isNewNode, nodes)
+
+	// Backwards: which documents' states each stage needs.
+	K := p.Stages
+	reqs := make([]beam.PCollection, K+2)
+	need := make([]beam.PCollection, K+1)
+	encoded := []beam.PCollection{newNodes}
+	if p.StateLayers > 0 {
+		reqs[K+1] = beam.ParDo(s, requestsOf, newNodes)
+		for k := K; k >= 0; k-- {
+			need[k] = beam.ParDo(s, needed, beam.CoGroupByKey(s, reqs[k+1], nodes))
+			if k >= 1 {
+				reqs[k] = beam.ParDo(s, requestsOf, need[k])
+			}
+		}
+		encoded = append(encoded, need...)
+	}
+	// With hop features, every document the model encodes gets its own.
+	withHop := func(c beam.PCollection) beam.PCollection { return c }
+	if p.HopWidth > 0 {
+		hop := hopFeatures(s, p, nodes, encoded, &dead)
+		withHop = func(c beam.PCollection) beam.PCollection {
+			out, lost := beam.ParDo2(s, &withHopFn{Width: p.HopWidth}, beam.CoGroupByKey(s, c, hop))
+			dead = append(dead, lost)
+			return out
+		}
+	}
+
+	var centres beam.PCollection
+	if p.StateLayers == 0 {
+		centres = beam.ParDo(s, withoutStates, withHop(newNodes))
+	} else {
+		w := p.StateLayers * p.Width
+		// Forwards: own-text states (stored for corpus documents unless
+		// hop features make them stale, else computed), then K stages of
+		// nested states.
+		var states beam.PCollection
+		own := &ownStatesFn{Model: p.Model, Batch: p.Batch}
+		if p.HopWidth > 0 {
+			states = beam.ParDo(s, own, beam.ParDo(s, dropKey, withHop(need[0])))
+		} else {
+			stored, encode := beam.ParDo2(s, splitStates0, need[0])
+			states = beam.Flatten(s, stored, beam.ParDo(s, own, encode))
+		}
+		for k := 1; k <= K; k++ {
+			msgs := beam.ParDo(s, route, beam.CoGroupByKey(s, reqs[k], states))
+			cs, lost := beam.ParDo2(s, &assembleFn{Width: w}, beam.CoGroupByKey(s, withHop(need[k]), msgs))
+			dead = append(dead, lost)
+			states = beam.ParDo(s, &nestedFn{Model: p.Model, Batch: p.Batch, MaxNbrs: p.MaxNbrs}, cs)
+		}
+		msgs := beam.ParDo(s, route, beam.CoGroupByKey(s, reqs[K+1], states))
+		var lost beam.PCollection
+		centres, lost = beam.ParDo2(s, &assembleFn{Width: w}, beam.CoGroupByKey(s, withHop(newNodes), msgs))
+		dead = append(dead, lost)
+	}
+	results := beam.ParDo(s, &embedFn{Model: p.Model, Batch: p.Batch, MaxNbrs: p.MaxNbrs, TopK: p.TopK}, centres)
+
+	// Outputs.
+	shards := beam.ParDo(s, shardIndex, beam.CreateList(s, upTo(p.Shards)))
+	beam.ParDo0(s, &writeLinesFn{Dir: p.Out, Prefix: EmbeddingsPrefix, Shards: p.Shards},
+		beam.CoGroupByKey(s, shards, beam.ParDo(s, &formatResultFn{Shards: p.Shards}, results)))
+	if p.NPY {
+		beam.ParDo0(s, &writeNpyFn{Dir: p.Out, Prefix: EmbeddingsPrefix, Shards: p.Shards, Width: p.Width + 1},
+			beam.CoGroupByKey(s, shards, beam.ParDo(s, &npyRowFn{Shards: p.Shards}, results)))
+	}
+	sums := beam.CombinePerKey(s, sumInt64, beam.ParDo(s, topicHits, results))
+	beam.ParDo0(s, &writeCountsFn{Model: p.Model, Dir: p.Out},
+		beam.CoGroupByKey(s, beam.ParDo(s, shardIndex, beam.CreateList(s, upTo(1))), beam.ParDo(s, toPair, sums)))
+	allDead := beam.Flatten(s, dead...)
+	deadShards := beam.ParDo(s, shardIndex, beam.CreateList(s, upTo(p.DeadShards)))
+	beam.ParDo0(s, &writeLinesFn{Dir: p.Out, Prefix: DeadLettersPrefix, Shards: p.DeadShards},
+		beam.CoGroupByKey(s, deadShards, beam.ParDo(s, &formatDeadFn{Shards: p.DeadShards}, allDead)))
+	return Outputs{Results: results, DeadLetters: allDead}
+}
+
+// upTo returns 0..n-1.
+func upTo(n int) []int64 {
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = int64(i)
+	}
+	return out
+}
+
+// withoutStates makes a centre of a node for a model that reads no
+// neighbours.
+func withoutStates(_ int64, n node) centre { return centre{Node: n} }
