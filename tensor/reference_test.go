@@ -245,8 +245,13 @@ func TestTapeReuseNoAlloc(t *testing.T) {
 		h = tp.BiasGELU(tp.Attention(tp.Reshape(h, 4, 16, 64), tp.Reshape(h, 4, 16, 64), tp.Reshape(h, 4, 16, 64), 4, nil), b)
 		tp.Backward(tp.CrossEntropy(tp.Reshape(h, 64, 64), targets))
 	}
-	step()
-	step()
+	// Warm: the tape's storage, and the gemm free lists, which fill as
+	// concurrent tasks first need their packing buffers (how many tasks
+	// overlap varies from step to step, so a few steps are not enough when
+	// this test runs alone).
+	for range 50 {
+		step()
+	}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	const runs = 20
