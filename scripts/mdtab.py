@@ -27,6 +27,7 @@ groups = {
  'hierarchy': [(f'{ds.upper()}, {lab}', [f'{ds}-e6-{v}-s1']) for v,lab in [('fsm','features, paper tree settings'),('fsmH1','+ level prior, path pruning, contrast 0.99'),('fsmH2','H1 with contrast 0.999'),('fsmH3','+ keep depth (H3)'),('fsmH3bg','H3 + background word distribution'),('fsmH3d1','H3 + λ_div 1'),('fsmH3d03','H3 + λ_div 0.3')] for ds in ['ml','pl']],
  'hops': [(f'{ds.upper()}, {lab}', [f'{ds}-e6-{v}-s{k}' for k in (1,2,3)]) for ds in ['ml','pl'] for v,lab in [('fsmH3','H3, two hops'),('fsmH3h1','H3, one hop')]],
  'covid': [('COVID, H3 (the default)', [f'covid-e6-fsmH3-s{k}' for k in (1,2,3)])],
+ 'tree': [(lab, [f'ml-abl-{v}-s{k}' for k in (1,2,3)]) for v,lab in [('grow','ML, growing tree (the default)'),('fixed','ML, fixed tree (3 levels, branching 3)'),('flat9','ML, flat tree of 9 topics under a root')]],
 }
 for g in sys.argv[1:] or groups:
     print(f'\n**{g}**\n'); print(hdr)
