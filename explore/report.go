@@ -134,6 +134,9 @@ func (ix *Index) Report(w io.Writer, opt ReportOptions) error {
 		resp["/v1/words/"+w] = wt
 	}
 	for _, i := range append(slices.Clone(sample), listed...) {
+		if _, done := resp["/v1/documents/"+ix.DocID(i)]; done {
+			continue // sampled and listed, or listed by several topics
+		}
 		d, err := ix.Document(ix.DocID(i))
 		if err != nil {
 			return err
