@@ -59,9 +59,6 @@ func readNewDocs(name string, r io.Reader, g *Graph) (*NewDocs, error) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		if err := checkUTF8(line); err != nil {
-			return nil, &ParseError{File: name, Line: lr.line, Err: err}
-		}
 		id, text, links, err := ParseNewDocLine(line)
 		if err != nil {
 			return nil, parseErrorf(name, lr.line, "%v", err)
@@ -130,11 +127,11 @@ func (g *Graph) ResolveNewDocs(docs []NewDoc, dropUnknown bool) (*NewDocs, error
 		if _, dup := newID[d.ID]; dup {
 			return nil, &NewDocError{i, fmt.Errorf("duplicate id %q", d.ID)}
 		}
-		if _, ok := known[d.ID]; ok {
-			return nil, &NewDocError{i, fmt.Errorf("id %q is already a document of the corpus: a new document needs an id of its own", d.ID)}
+		if k, ok := known[d.ID]; ok {
+			return nil, &NewDocError{i, KnownIDError(d.ID, int(k), false)}
 		}
-		if k, err := strconv.Atoi(d.ID); err == nil && g.DocIDs == nil && k >= 0 && k < g.NumDocs() {
-			return nil, &NewDocError{i, fmt.Errorf("id %q reads as document %d of the corpus (a folder corpus's documents are named by their 0-based ids): a new document needs an id of its own", d.ID, k)}
+		if k, ok := LineNumberID(d.ID, g.NumDocs()); ok && g.DocIDs == nil {
+			return nil, &NewDocError{i, KnownIDError(d.ID, k, true)}
 		}
 		newID[d.ID] = int32(g.NumDocs() + i)
 		var toks []int32
@@ -158,7 +155,7 @@ func (g *Graph) ResolveNewDocs(docs []NewDoc, dropUnknown bool) (*NewDocs, error
 				to, ok = known[s]
 			}
 			if !ok && g.DocIDs == nil {
-				if k, err := strconv.Atoi(s); err == nil && k >= 0 && k < g.NumDocs() {
+				if k, isDoc := LineNumberID(s, g.NumDocs()); isDoc {
 					to, ok = int32(k), true
 				}
 			}
@@ -175,6 +172,28 @@ func (g *Graph) ResolveNewDocs(docs []NewDoc, dropUnknown bool) (*NewDocs, error
 	return nd, nil
 }
 
+// LineNumberID returns the document a folder corpus of n documents names
+// by id: its 0-based line number, written as a decimal integer (leading
+// zeros and a sign allowed, as strconv.Atoi reads it).
+func LineNumberID(id string, n int) (doc int, ok bool) {
+	k, err := strconv.Atoi(id)
+	if err != nil || k < 0 || k >= n {
+		return 0, false
+	}
+	return k, true
+}
+
+// KnownIDError is the problem of a new document whose id names document
+// doc of the known corpus: by its id, or, byNumber, as a folder corpus
+// names its documents (LineNumberID). Every reader of new documents
+// refuses such a document with it, so that a link names one document.
+func KnownIDError(id string, doc int, byNumber bool) error {
+	if byNumber {
+		return fmt.Errorf("id %q reads as document %d of the corpus (a folder corpus's documents are named by their 0-based ids): a new document needs an id of its own", id, doc)
+	}
+	return fmt.Errorf("id %q is already a document of the corpus: a new document needs an id of its own", id)
+}
+
 // ParseID reads a document id given in JSON, a non-empty string or an
 // integer (as the JSON Lines of new documents give them), as a string.
 func ParseID(raw json.RawMessage) (string, error) { return idString(raw) }
@@ -184,9 +203,13 @@ func ParseID(raw json.RawMessage) (string, error) { return idString(raw) }
 // integer (returned as its decimal text), the text required, the links
 // optional. A "label" (as a JSON Lines corpus's documents carry) is
 // accepted and ignored, so held-out corpus records can be embedded as they
-// are; any other field is an error. Errors name the problem, not the file
-// and line: the caller knows those.
+// are; any other field is an error, and so is a line that is not valid
+// UTF-8 (JSON decoding would replace its bytes without a word). Errors
+// name the problem, not the file and line: the caller knows those.
 func ParseNewDocLine(line []byte) (id, text string, links []string, err error) {
+	if err := checkUTF8(line); err != nil {
+		return "", "", nil, err
+	}
 	var rec struct {
 		ID    json.RawMessage   `json:"id"`
 		Text  *string           `json:"text"`

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func tinyKnown() *Graph {
@@ -150,6 +151,21 @@ func TestResolveNewDocsDropUnknown(t *testing.T) {
 	}
 }
 
+func TestLineNumberID(t *testing.T) {
+	for _, tc := range []struct {
+		id  string
+		doc int
+		ok  bool
+	}{
+		{"0", 0, true}, {"7", 7, true}, {"007", 7, true}, {"+7", 7, true}, {"9", 9, true},
+		{"10", 0, false}, {"-1", 0, false}, {"-0", 0, true}, {"7a", 0, false}, {"", 0, false}, {" 7", 0, false}, {"7.0", 0, false},
+	} {
+		if doc, ok := LineNumberID(tc.id, 10); doc != tc.doc || ok != tc.ok {
+			t.Errorf("LineNumberID(%q, 10) = %d, %v; want %d, %v", tc.id, doc, ok, tc.doc, tc.ok)
+		}
+	}
+}
+
 func TestParseNewDocLine(t *testing.T) {
 	for _, tc := range []struct {
 		line, id, text string
@@ -167,6 +183,8 @@ func TestParseNewDocLine(t *testing.T) {
 		{line: `{"id": "a", "text": "x", "links": [1.5]}`, err: "link: want a string or an integer"},
 		{line: `{"id": "a", "text": 3}`, err: "invalid JSON"},
 		{line: `[1]`, err: "invalid JSON"},
+		{line: "{\"id\": \"a\", \"text\": \"caf\xe9\"}", err: "not valid UTF-8 (byte 25 of the line is 0xe9)"},
+		{line: "{\"id\": \"a\xff\", \"text\": \"x\"}", err: "not valid UTF-8 (byte 10 of the line is 0xff)"},
 	} {
 		id, text, links, err := ParseNewDocLine([]byte(tc.line))
 		if tc.err != "" {
@@ -192,6 +210,9 @@ func FuzzParseNewDocLine(f *testing.F) {
 		}
 		if id == "" {
 			t.Fatal("accepted an empty id")
+		}
+		if !utf8.Valid(line) {
+			t.Fatalf("accepted a line that is not valid UTF-8: %q", line)
 		}
 		for _, l := range links {
 			if l == "" {
