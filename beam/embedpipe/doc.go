@@ -14,7 +14,10 @@
 // Stages (every arrow past the first is a join on document keys):
 //
 //	input shards ─► parse (id, words, link names; bad lines ─► dead letters)
-//	  ─► one document per id (later duplicates ─► dead letters)
+//	  ─► one document per id, joined with the corpus's ids: as in
+//	     gtformer embed --new, a new document may not take a corpus
+//	     document's id (─► dead letters, every one of that id) nor
+//	     another new document's (the later ones ─► dead letters)
 //	  ─► links resolved: to new documents, else to corpus ids, else unknown
 //	  ─► nodes: every document with its neighbour list (sorted, capped as
 //	     Model.Embed caps it; a corpus document's list gains the new

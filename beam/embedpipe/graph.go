@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/gtformer/gtformer/corpus"
 	"github.com/gtformer/gtformer/model"
 )
 
@@ -28,7 +29,7 @@ func idIndex(d newDoc) (string, int64) { return d.ID, d.Key }
 func docByKey(d newDoc) (int64, newDoc) { return d.Key, d }
 
 // resolveNewFn resolves the links that name a new document (ids of new
-// documents come first, as in `gtformer embed --new`) into edges, both
+// documents come first; no new id names a corpus document by now) into edges, both
 // ways; the others go on to the corpus's ids under their canonical name
 // (a folder corpus names documents by line number, which a link may write
 // as 7 or "007").
@@ -55,7 +56,7 @@ func (f *resolveNewFn) ProcessElement(name string, froms func(*int64) bool, targ
 	}
 	key := name
 	if f.LineNumberIDs {
-		if k, err := strconv.Atoi(name); err == nil && k >= 0 && int64(k) < f.Docs {
+		if k, ok := corpus.LineNumberID(name, int(f.Docs)); ok {
 			key = strconv.Itoa(k)
 		}
 	}
@@ -100,7 +101,7 @@ type nodeFn struct {
 	Links   bool // keep the whole list too (node.Links), for hop features
 }
 
-func (f *nodeFn) ProcessElement(ctx context.Context, key int64, recs func(*corpusDoc) bool, docs func(*newDoc) bool, edges func(*int64) bool, unknowns func(*string) bool, emit func(int64, node), dead func(deadLetter)) {
+func (f *nodeFn) ProcessElement(key int64, recs func(*corpusDoc) bool, docs func(*newDoc) bool, edges func(*int64) bool, unknowns func(*string) bool, emit func(int64, node), dead func(deadLetter)) {
 	var nbrs []int64
 	var e int64
 	for edges(&e) {
@@ -122,7 +123,6 @@ func (f *nodeFn) ProcessElement(ctx context.Context, key int64, recs func(*corpu
 		slices.Sort(n.Unknown)
 	default:
 		if len(nbrs) > 0 {
-			errorsCounter.Inc(ctx, 1)
 			dead(deadLetter{Source: "pipeline", Reason: fmt.Sprintf("internal: links to document key %d, which is neither new nor in the corpus", key)})
 		}
 		return
@@ -182,7 +182,7 @@ type assembleFn struct {
 	Width int // floats per document's states: Layers × Width
 }
 
-func (f *assembleFn) ProcessElement(ctx context.Context, key int64, nodes func(*node) bool, msgs func(*nbrState) bool, emit func(centre), dead func(deadLetter)) {
+func (f *assembleFn) ProcessElement(key int64, nodes func(*node) bool, msgs func(*nbrState) bool, emit func(centre), dead func(deadLetter)) {
 	var n node
 	if !nodes(&n) {
 		return
@@ -196,7 +196,6 @@ func (f *assembleFn) ProcessElement(ctx context.Context, key int64, nodes func(*
 	for _, y := range n.Nbrs {
 		st, ok := got[y]
 		if !ok || len(st) != f.Width {
-			errorsCounter.Inc(ctx, 1)
 			dead(deadLetter{Source: n.Source, ID: n.ID, Reason: fmt.Sprintf("internal: the states of neighbour key %d did not arrive; not embedded", y)})
 			return
 		}

@@ -123,7 +123,7 @@ type hopStepFn struct {
 	Hop int
 }
 
-func (f *hopStepFn) ProcessElement(ctx context.Context, key int64, nodes func(*node) bool, msgs func(*nbrState) bool, emit func(int64, []float32), dead func(deadLetter)) {
+func (f *hopStepFn) ProcessElement(key int64, nodes func(*node) bool, msgs func(*nbrState) bool, emit func(int64, []float32), dead func(deadLetter)) {
 	var n node
 	if !nodes(&n) {
 		return
@@ -135,7 +135,6 @@ func (f *hopStepFn) ProcessElement(ctx context.Context, key int64, nodes func(*n
 	}
 	have := f.Hop * f.Dim // floats of Z₀ … Z_{Hop−1}
 	lost := func(y int64) {
-		errorsCounter.Inc(ctx, 1)
 		dead(deadLetter{Source: n.Source, ID: n.ID, Reason: fmt.Sprintf("internal: hop %d: the features of document key %d did not arrive; not embedded", f.Hop, y)})
 	}
 	own, ok := got[key]
@@ -163,14 +162,13 @@ type withHopFn struct {
 	Width int // HopWidth
 }
 
-func (f *withHopFn) ProcessElement(ctx context.Context, key int64, nodes func(*node) bool, hops func(*[]float32) bool, emit func(int64, node), dead func(deadLetter)) {
+func (f *withHopFn) ProcessElement(key int64, nodes func(*node) bool, hops func(*[]float32) bool, emit func(int64, node), dead func(deadLetter)) {
 	var n node
 	if !nodes(&n) {
 		return
 	}
 	var h []float32
 	if !hops(&h) || len(h) != f.Width {
-		errorsCounter.Inc(ctx, 1)
 		dead(deadLetter{Source: n.Source, ID: n.ID, Reason: fmt.Sprintf("internal: the hop features of document key %d did not arrive; not embedded", key)})
 		return
 	}

@@ -188,18 +188,20 @@ func Build(s beam.Scope, p *Plan) Outputs {
 	}
 	var dead []beam.PCollection
 
-	// Parse, then one document per id.
+	// Parse, then one document per id that names no corpus document.
 	docs, bad := beam.ParDo2(s, &readFn{States: p.States}, beam.CreateList(s, files))
 	dead = append(dead, bad)
-	kept, dup := beam.ParDo2(s, firstOfID, beam.GroupByKey(s, beam.ParDo(s, keyByID, docs)))
-	dead = append(dead, dup)
+	recs, badRecs := beam.ParDo2(s, &parseStatesFn{States: p.States}, textio.Read(s, joinPath(p.States, corpusstates.RecordsFile)))
+	dead = append(dead, badRecs)
+	corpusIDs := beam.ParDo(s, corpusID, recs)
+	kept, refused := beam.ParDo2(s, &ownIDFn{LineNumberIDs: p.LineNumberIDs, Docs: p.CorpusDocs},
+		beam.CoGroupByKey(s, beam.ParDo(s, keyByID, docs), corpusIDs))
+	dead = append(dead, refused)
 
 	// Links: to new documents first, then to corpus ids.
 	edgesNew, pending := beam.ParDo2(s, &resolveNewFn{LineNumberIDs: p.LineNumberIDs, Docs: p.CorpusDocs},
 		beam.CoGroupByKey(s, beam.ParDo(s, linkNames, kept), beam.ParDo(s, idIndex, kept)))
-	recs, badRecs := beam.ParDo2(s, &parseStatesFn{States: p.States}, textio.Read(s, joinPath(p.States, corpusstates.RecordsFile)))
-	dead = append(dead, badRecs)
-	edgesKnown, unknown := beam.ParDo2(s, resolveKnown, beam.CoGroupByKey(s, pending, beam.ParDo(s, corpusID, recs)))
+	edgesKnown, unknown := beam.ParDo2(s, resolveKnown, beam.CoGroupByKey(s, pending, corpusIDs))
 
 	// Every document with its neighbour list.
 	nodes, orphans := beam.ParDo2(s, &nodeFn{MaxNbrs: p.MaxNbrs, Links: p.HopWidth > 0},

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -21,6 +22,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 	"github.com/gtformer/gtformer/beam/embedpipe"
 	"github.com/gtformer/gtformer/beam/internal/repo"
+	"github.com/gtformer/gtformer/corpus"
 	"github.com/gtformer/gtformer/corpusstates"
 	"github.com/gtformer/gtformer/model"
 	"github.com/gtformer/gtformer/npy"
@@ -569,9 +571,9 @@ func TestRounds(t *testing.T) {
 }
 
 // TestDeadLetters: every bad record lands in the dead-letter output with
-// its file, line and reason, is counted, and stops nothing: the good
-// records beside it are embedded, an unknown link is dropped, counted and
-// listed with its document.
+// its file, line and reason (those of gtformer embed --new), is counted,
+// and stops nothing: the good records beside it are embedded, an unknown
+// link is dropped, counted and listed with its document.
 func TestDeadLetters(t *testing.T) {
 	f := mlFixture(t)
 	dir := t.TempDir()
@@ -584,8 +586,9 @@ not json at all
 {"id": {"nested": 1}, "text": "x"}
 {"id": "badlink", "text": "x", "links": [1.5]}
 {"id": "two", "text": "x"} {"id": "values", "text": "y"}
-`
-	if err := os.WriteFile(filepath.Join(dir, "bad.jsonl"), []byte(in), 0o644); err != nil {
+` + "{\"id\": \"latin1\", \"text\": \"caf\xe9\"}\n"
+	// A byte order mark before the first line is not content.
+	if err := os.WriteFile(filepath.Join(dir, "bad.jsonl"), []byte("\uFEFF"+in), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	oc := runPipeline(t, options(filepath.Join(dir, "*.jsonl"), f.model, filepath.Join(dir, "out"), 1))
@@ -597,8 +600,13 @@ not json at all
 		{"bad.jsonl:7", "id: want a string or an integer"},
 		{"bad.jsonl:8", "link: want a string or an integer"},
 		{"bad.jsonl:9", "more than one value"},
+		{"bad.jsonl:10", "not valid UTF-8 (byte 30 of the line is 0xe9)"},
 	}
-	slices.SortFunc(oc.dead, func(a, b deadLine) int { return strings.Compare(a.Source, b.Source) })
+	lineOf := func(d deadLine) int {
+		n, _ := strconv.Atoi(d.Source[strings.LastIndexByte(d.Source, ':')+1:])
+		return n
+	}
+	slices.SortFunc(oc.dead, func(a, b deadLine) int { return lineOf(a) - lineOf(b) })
 	if len(oc.dead) != len(want) {
 		t.Fatalf("%d dead letters, want %d: %+v", len(oc.dead), len(want), oc.dead)
 	}
@@ -619,6 +627,328 @@ not json at all
 	}
 	if oc.counters["documents"] != 2 || oc.counters["errors"] != int64(len(want)) || oc.counters["unknown_links"] != 2 {
 		t.Errorf("counters %v", oc.counters)
+	}
+}
+
+// TestIDClashes: a new document may take neither a corpus document's id
+// nor another new document's, as in gtformer embed --new. Where embed --new
+// refuses the whole input at the first such line, the pipeline sends each
+// such document to the dead letters, with embed --new's reason, its file,
+// line and id, and embeds the others to embed --new's numbers on the input
+// without them: a link naming a refused id names the corpus document (or
+// the first new document of the id, in input order). ML is a folder
+// corpus, whose documents are named by line number (so "07" and "+8" name
+// documents 7 and 8); the same export relabelled with ids of its own
+// ("doc7") covers the join on corpus ids, and embeds the documents both
+// runs keep to the same numbers.
+func TestIDClashes(t *testing.T) {
+	f := mlFixture(t)
+	dir := t.TempDir()
+	relabelled := filepath.Join(dir, "relabelled")
+	relabel(t, f.model, relabelled, func(k int) string { return "doc" + strconv.Itoa(k) })
+
+	// A case's documents are lines of its own files, case<i>-<file>.jsonl;
+	// {C7} in a line is the corpus's name for its document 7.
+	type doc struct {
+		file int
+		line string
+	}
+	cases := []struct {
+		name     string
+		docs     []doc
+		corpus   []int       // documents refused as naming a corpus document
+		dup      map[int]int // documents refused as a duplicate of the first of their id
+		byNumber []int       // refused for a folder corpus only (an id that reads as a line number)
+	}{
+		{
+			name: "corpus id",
+			docs: []doc{
+				{0, `{"id": "{C5}", "text": "neural networks", "links": ["{C3}"]}`},
+				{0, `{"id": "a1", "text": "learning algorithms", "links": ["{C5}", "{C3}"]}`},
+			},
+			corpus: []int{0},
+		},
+		{
+			name: "corpus id twice, linked",
+			docs: []doc{
+				{0, `{"id": "{C12}", "text": "reinforcement learning"}`},
+				{0, `{"id": "b1", "text": "bayesian inference", "links": ["{C12}"]}`},
+				{1, `{"id": "{C12}", "text": "genetic algorithms", "links": ["b1"]}`},
+			},
+			corpus: []int{0, 2},
+		},
+		{
+			name: "new id twice",
+			docs: []doc{
+				{0, `{"id": "d1", "text": "neural networks", "links": ["{C1}"]}`},
+				{0, `{"id": "d1", "text": "genetic algorithms", "links": ["{C2}"]}`},
+				{0, `{"id": "d2", "text": "learning", "links": ["d1"]}`},
+			},
+			dup: map[int]int{1: 0},
+		},
+		{
+			name: "new id twice, the first in the first file",
+			docs: []doc{
+				{1, `{"id": "e1", "text": "reinforcement learning", "links": ["e2", "{C20}"]}`},
+				{0, `{"id": "e2", "text": "bayesian networks", "links": ["e1"]}`},
+				{0, `{"id": "e1", "text": "neural networks", "links": ["{C21}"]}`},
+			},
+			dup: map[int]int{0: 2},
+		},
+		{
+			name: "id reading as a line number",
+			docs: []doc{
+				{0, `{"id": "0{C7}", "text": "neural networks"}`},
+				{0, `{"id": "+{C8}", "text": "learning"}`},
+				{0, `{"id": "g1", "text": "bayesian learning", "links": ["{C7}"]}`},
+			},
+			byNumber: []int{0, 1},
+		},
+	}
+
+	// The cases' files, for each corpus naming, and the documents' places.
+	type place struct {
+		path   string
+		line   int // in its file
+		caseAt int // line in the case's files concatenated in order
+	}
+	places := make([][]place, len(cases))
+	write := func(in string, name func(int) string) {
+		t.Helper()
+		if err := os.MkdirAll(in, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for i, tc := range cases {
+			for file := range 2 {
+				var b strings.Builder
+				for _, d := range tc.docs {
+					if d.file == file {
+						b.WriteString(corpusNames(d.line, name) + "\n")
+					}
+				}
+				if err := os.WriteFile(filepath.Join(in, fmt.Sprintf("case%d-%d.jsonl", i, file)), []byte(b.String()), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	folderIn, relabelledIn := filepath.Join(dir, "folder"), filepath.Join(dir, "relabelled-in")
+	write(folderIn, strconv.Itoa)
+	write(relabelledIn, func(k int) string { return "doc" + strconv.Itoa(k) })
+	for i, tc := range cases {
+		places[i] = make([]place, len(tc.docs))
+		at, perFile := 0, [2]int{}
+		for file := range 2 {
+			for j, d := range tc.docs {
+				if d.file == file {
+					at++
+					perFile[file]++
+					places[i][j] = place{filepath.Join(folderIn, fmt.Sprintf("case%d-%d.jsonl", i, file)), perFile[file], at}
+				}
+			}
+		}
+	}
+
+	folder := runPipeline(t, options(filepath.Join(folderIn, "case*.jsonl"), f.model, filepath.Join(dir, "out-folder"), 1))
+	other := runPipeline(t, options(filepath.Join(relabelledIn, "case*.jsonl"), relabelled, filepath.Join(dir, "out-relabelled"), 1))
+	bySource := func(oc *outcome) map[string]deadLine {
+		m := map[string]deadLine{}
+		for _, d := range oc.dead {
+			if _, dup := m[d.Source]; dup {
+				t.Errorf("two dead letters for %s", d.Source)
+			}
+			m[d.Source] = d
+		}
+		return m
+	}
+	deadFolder, deadOther := bySource(folder), bySource(other)
+
+	// The input embed --new embeds: every document the folder run keeps,
+	// in input order.
+	var kept strings.Builder
+	var keptIDs []string
+	deadTotal, otherDeadTotal := 0, 0
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			refused := map[int]bool{}
+			for _, j := range tc.corpus {
+				refused[j] = true
+			}
+			for j := range tc.dup {
+				refused[j] = true
+			}
+			for _, j := range tc.byNumber {
+				refused[j] = true
+			}
+			ordered := make([]int, len(tc.docs)) // the case's documents in input order
+			for j, p := range places[i] {
+				ordered[p.caseAt-1] = j
+			}
+			first := -1 // the first refused document in input order: where embed --new stops
+			for _, j := range ordered {
+				id, _, _, err := corpus.ParseNewDocLine([]byte(corpusNames(tc.docs[j].line, strconv.Itoa)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				otherID, _, _, err := corpus.ParseNewDocLine([]byte(corpusNames(tc.docs[j].line, func(k int) string { return "doc" + strconv.Itoa(k) })))
+				if err != nil {
+					t.Fatal(err)
+				}
+				src := fmt.Sprintf("%s:%d", places[i][j].path, places[i][j].line)
+				otherSrc := strings.Replace(src, folderIn, relabelledIn, 1)
+				if !refused[j] {
+					if _, ok := folder.lines[id]; !ok || folder.lines[id].Source != src {
+						t.Errorf("%s (%s) not embedded from its line: %+v", id, src, folder.lines[id])
+					}
+					kept.WriteString(corpusNames(tc.docs[j].line, strconv.Itoa) + "\n")
+					keptIDs = append(keptIDs, id)
+					continue
+				}
+				if first < 0 {
+					first = j
+				}
+				d, ok := deadFolder[src]
+				deadTotal++
+				if !ok {
+					t.Errorf("%s (%s): no dead letter; embedded: %v", id, src, folder.lines[id].Source)
+					continue
+				}
+				want := fmt.Sprintf("id %q reads as document ", id)
+				if k, isDup := tc.dup[j]; isDup {
+					want = fmt.Sprintf("duplicate id %q (first at %s:%d)", id, places[i][k].path, places[i][k].line)
+				}
+				if d.ID != id || !strings.Contains(d.Reason, want) || !strings.HasSuffix(d.Reason, "not embedded") {
+					t.Errorf("%s: dead letter %+v, want id %q and a reason with %q", src, d, id, want)
+				}
+
+				// The relabelled corpus refuses the same documents by
+				// their ids, except those whose ids only read as line
+				// numbers.
+				od, ok := deadOther[otherSrc]
+				if slices.Contains(tc.byNumber, j) {
+					if ok {
+						t.Errorf("%s: refused by a corpus with ids of its own: %+v", otherSrc, od)
+					}
+					if _, ok := other.lines[otherID]; !ok {
+						t.Errorf("%s (%s) not embedded by a corpus with ids of its own", otherID, otherSrc)
+					}
+					continue
+				}
+				otherDeadTotal++
+				want = fmt.Sprintf("id %q is already a document of the corpus", otherID)
+				if k, isDup := tc.dup[j]; isDup {
+					want = fmt.Sprintf("duplicate id %q (first at %s:%d)", otherID, strings.Replace(places[i][k].path, folderIn, relabelledIn, 1), places[i][k].line)
+				}
+				if !ok || od.ID != otherID || !strings.Contains(od.Reason, want) {
+					t.Errorf("%s: dead letter %+v, want id %q and a reason with %q", otherSrc, od, otherID, want)
+				}
+			}
+
+			// embed --new on the case's input refuses it at its first
+			// refused line, for the reason the dead letter gives.
+			var all strings.Builder
+			for _, j := range ordered {
+				all.WriteString(corpusNames(tc.docs[j].line, strconv.Itoa) + "\n")
+			}
+			in := filepath.Join(dir, fmt.Sprintf("case%d.all.txt", i))
+			if err := os.WriteFile(in, []byte(all.String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := f.run("embed", "--model", f.model, "--data", f.ml, "--new", in, "--out", filepath.Join(dir, "refused.npy"))
+			at := fmt.Sprintf("%s:%d: ", in, places[i][first].caseAt)
+			if err == nil || !strings.Contains(err.Error(), at) {
+				t.Fatalf("gtformer embed --new on %s: %v, want an error at %s", in, err, at)
+			}
+			msg, _, _ := strings.Cut(err.Error()[strings.Index(err.Error(), at)+len(at):], "\n")
+			src := fmt.Sprintf("%s:%d", places[i][first].path, places[i][first].line)
+			if d := deadFolder[src].Reason; !strings.HasPrefix(d, msg) {
+				t.Errorf("gtformer embed --new refuses %s with %q; the pipeline's reason is %q", at, msg, d)
+			}
+		})
+	}
+	if len(folder.dead) != deadTotal || len(other.dead) != otherDeadTotal {
+		t.Errorf("%d and %d dead letters, want %d and %d: %+v, %+v", len(folder.dead), len(other.dead), deadTotal, otherDeadTotal, folder.dead, other.dead)
+	}
+	if folder.counters["errors"] != int64(deadTotal) || folder.counters["documents"] != int64(len(keptIDs)) {
+		t.Errorf("counters %v; want %d errors, %d documents", folder.counters, deadTotal, len(keptIDs))
+	}
+
+	// What both keep has embed --new's numbers on the input without the
+	// refused documents, in either naming.
+	all := filepath.Join(dir, "kept.all.txt")
+	if err := os.WriteFile(all, []byte(kept.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ref, width := f.reference(t, f.model, all)
+	sameNumbers(t, folder, keptIDs, ref, width)
+	otherKept := &outcome{lines: map[string]outLine{}}
+	for _, id := range keptIDs {
+		otherKept.lines[id] = other.lines[id]
+	}
+	if len(other.lines) != len(keptIDs)+2 {
+		t.Errorf("a corpus with ids of its own: %d documents embedded, want %d", len(other.lines), len(keptIDs)+2)
+	}
+	sameNumbers(t, otherKept, keptIDs, ref, width)
+}
+
+// corpusNames replaces {C<k>} in a line by the corpus's name of its
+// document k.
+func corpusNames(line string, name func(int) string) string {
+	return corpusNameRE.ReplaceAllStringFunc(line, func(m string) string {
+		k, _ := strconv.Atoi(m[2 : len(m)-1])
+		return name(k)
+	})
+}
+
+var corpusNameRE = regexp.MustCompile(`\{C[0-9]+\}`)
+
+// relabel copies a model with its states export, its corpus documents
+// renamed by name (ids of their own rather than line numbers): what the
+// export of a JSON Lines corpus with the same documents holds.
+func relabel(t *testing.T, from, to string, name func(int) string) {
+	t.Helper()
+	if err := copyModel(from, to, 2); err != nil {
+		t.Fatal(err)
+	}
+	metaPath := filepath.Join(to, corpusstates.MetaFile)
+	raw, err := os.ReadFile(metaPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &meta); err != nil {
+		t.Fatal(err)
+	}
+	meta["line_number_ids"] = json.RawMessage("false")
+	if raw, err = json.Marshal(meta); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(metaPath, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	for _, l := range jsonLines(t, filepath.Join(to, corpusstates.RecordsFile)) {
+		var rec map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(l), &rec); err != nil {
+			t.Fatal(err)
+		}
+		var index int
+		if err := json.Unmarshal(rec["index"], &index); err != nil {
+			t.Fatal(err)
+		}
+		id, err := json.Marshal(name(index))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec["id"] = id
+		b, err := json.Marshal(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out.Write(append(b, '\n'))
+	}
+	if err := os.WriteFile(filepath.Join(to, corpusstates.RecordsFile), []byte(out.String()), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -23,8 +23,8 @@ var (
 	wordsDroppedCounter = beam.NewCounter("gtformer", "words_dropped")
 )
 
-// readFn reads one input shard line by line (lines of any length; CRLF
-// and blank lines are fine): each line becomes a newDoc, its text
+// readFn reads one input shard line by line (lines of any length; CRLF,
+// blank lines and a byte order mark are fine): each line becomes a newDoc, its text
 // tokenized into the model's vocabulary (unknown words dropped), or a
 // dead letter naming the file, the line and the problem.
 type readFn struct {
@@ -83,6 +83,11 @@ func (f *readFn) ProcessElement(ctx context.Context, in inputFile, emit func(new
 // line handles line n of a shard.
 func (f *readFn) line(ctx context.Context, in inputFile, n int64, line []byte, emit func(newDoc), dead func(deadLetter)) {
 	line = bytes.TrimRight(line, "\r\n")
+	if n == 1 {
+		// A UTF-8 byte order mark (some editors write one) is not
+		// content, as for every reader of the corpus package.
+		line = bytes.TrimPrefix(line, []byte("\uFEFF"))
+	}
 	if len(bytes.TrimSpace(line)) == 0 {
 		return
 	}
@@ -114,16 +119,48 @@ func (f *readFn) line(ctx context.Context, in inputFile, n int64, line []byte, e
 // keyByID keys a document by its id.
 func keyByID(d newDoc) (string, newDoc) { return d.ID, d }
 
-// firstOfID keeps the first document (in input order) of each id and
-// sends the others to the dead letters. Duplicates are rare, so holding
-// one id's documents is cheap.
-func firstOfID(id string, docs func(*newDoc) bool, emit func(newDoc), dead func(deadLetter)) {
+// ownIDFn gives every id at most one new document, as gtformer embed
+// --new does (corpus.ResolveNewDocs), but per record where embed --new
+// refuses the whole input at the first problem: a new document whose id
+// names a corpus document (by its id, or for a folder corpus as a line
+// number) is a dead letter, all of them with that id, so that a link
+// naming the id names the corpus document; else the first document of an
+// id (in input order: the order of the keys) is kept and the later ones
+// are dead letters naming it. The reasons are embed --new's. Its input is
+// the new documents and the corpus's indices grouped by id: one id's
+// documents are few, so holding them is cheap.
+type ownIDFn struct {
+	LineNumberIDs bool
+	Docs          int64 // documents of the corpus
+}
+
+func (f *ownIDFn) ProcessElement(id string, docs func(*newDoc) bool, index func(*int64) bool, emit func(newDoc), dead func(deadLetter)) {
 	var all []newDoc
 	var d newDoc
 	for docs(&d) {
 		all = append(all, d)
 	}
+	if len(all) == 0 {
+		return // a corpus id no new document takes
+	}
 	slices.SortFunc(all, func(a, b newDoc) int { return cmp.Compare(a.Key, b.Key) })
+	var clash error
+	if f.LineNumberIDs {
+		if k, ok := corpus.LineNumberID(id, int(f.Docs)); ok {
+			clash = corpus.KnownIDError(id, k, true)
+		}
+	} else {
+		var k int64
+		if index(&k) {
+			clash = corpus.KnownIDError(id, int(k), false)
+		}
+	}
+	if clash != nil {
+		for _, o := range all {
+			dead(deadLetter{Source: o.Source, ID: id, Reason: clash.Error() + "; not embedded"})
+		}
+		return
+	}
 	emit(all[0])
 	for _, o := range all[1:] {
 		dead(deadLetter{Source: o.Source, ID: id, Reason: fmt.Sprintf("duplicate id %q (first at %s); not embedded", id, all[0].Source)})

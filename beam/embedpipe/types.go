@@ -104,14 +104,14 @@ type result struct {
 func init() {
 	for _, t := range []any{
 		inputFile{}, newDoc{}, deadLetter{}, corpusDoc{}, node{}, nbrState{}, centre{}, result{}, npyRow{}, pairOf{},
-		readFn{}, parseStatesFn{}, resolveNewFn{}, nodeFn{}, assembleFn{}, ownStatesFn{}, nestedFn{}, embedFn{},
+		readFn{}, ownIDFn{}, parseStatesFn{}, resolveNewFn{}, nodeFn{}, assembleFn{}, ownStatesFn{}, nestedFn{}, embedFn{},
 		formatResultFn{}, formatDeadFn{}, npyRowFn{}, writeLinesFn{}, writeNpyFn{}, writeCountsFn{},
 		hopStartFn{}, hopStepFn{}, withHopFn{},
 	} {
 		beam.RegisterType(reflect.TypeOf(t))
 	}
 	for _, fn := range []any{
-		keyByID, firstOfID, linkNames, idIndex, docByKey, corpusID, resolveKnown, isNewNode, requestsOf,
+		keyByID, linkNames, idIndex, docByKey, corpusID, resolveKnown, isNewNode, requestsOf,
 		needed, route, splitStates0, withoutStates, shardIndex, topicHits, sumInt64, toPair,
 		eitherNode, linkRequestsOf, dropKey,
 	} {
