@@ -40,9 +40,22 @@ rm -rf "$W/out"
 measure single "$W/gtformer" embed --model "$W/model" --data "$W/train" --new "$W/new/all.jsonl.txt" --out "$W/single.npy"
 measure beam "$W/gtformer-beam" embed --input "$W/new/new-*.jsonl" --model "$W/model" --out "$W/out" --runner prism --npy
 
+# Both must have embedded every document: a figure over fewer would flatter.
+embedded=$(sed -n 's/^embedded \([0-9]*\) documents.*/\1/p' "$W/beam.log")
+errors=$(sed -n 's/^  errors: \([0-9]*\)$/\1/p' "$W/beam.log")
+rows=$(head -c 256 "$W/single.npy" | grep -ao "'shape': ([0-9]*" | grep -o '[0-9]*$')
+if [ "$embedded" != "$NEW" ] || [ "$errors" != 0 ] || [ "$rows" != "$NEW" ]; then
+  echo "want $NEW documents embedded by both: gtformer-beam embedded ${embedded:-?} (${errors:-?} dead letters, see $W/out), embed --new wrote ${rows:-?} rows" >&2
+  cat "$W/beam.log" >&2
+  exit 1
+fi
+
 read -r s_secs s_kb <"$W/single.time"
 read -r b_secs b_kb <"$W/beam.time"
 echo "documents: $NEW new, linked to a trained corpus of $TRAIN (width $WIDTH, $(nproc) cores)"
-awk -v n="$NEW" -v s="$s_secs" -v k="$s_kb" 'BEGIN { printf "gtformer embed --new      %8.1f s  %8.0f documents/s  max RSS %6d MB\n", s, n / s, k / 1024 }'
-awk -v n="$NEW" -v s="$b_secs" -v k="$b_kb" 'BEGIN { printf "gtformer-beam (Prism)     %8.1f s  %8.0f documents/s  max RSS %6d MB\n", s, n / s, k / 1024 }'
-grep -E 'embedded|errors|unknown_links' "$W/beam.log"
+# The rows of docs/benchmarks.md's table (time, documents/s, max RSS), and
+# its build line.
+awk -v n="$NEW" -v s="$s_secs" -v k="$s_kb" 'BEGIN { printf "| `gtformer embed --new` (one process, whole input in memory) | %.1f s | %.0f | %.0f MB |\n", s, n / s, k / 1024 }'
+awk -v n="$NEW" -v s="$b_secs" -v k="$b_kb" 'BEGIN { printf "| `gtformer-beam embed`, Prism runner | %.1f s | %.0f | %.0f MB |\n", s, n / s, k / 1024 }'
+echo "Build: commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo ' (with local changes)'), $(go version | cut -d' ' -f3), tags: ${TAGS:-none}."
+grep -E 'embedded|errors|unknown_links|words_dropped' "$W/beam.log"
