@@ -10,7 +10,7 @@
 #
 # Run it on an idle machine: the figures in docs/benchmarks.md come from it.
 # Environment: NEW, TRAIN (documents), WIDTH (model width, default 128),
-# EPOCHS (default 1), TAGS (e.g. "openblas" for both binaries).
+# EPOCHS (default 1), TAGS (build tags for both binaries; the BLAS path is chosen at run time: GTFORMER_BLAS).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$PATH:/usr/local/go/bin"
