@@ -237,10 +237,16 @@ func trainPlanted(t testing.TB, seed uint64, epochs int) plantedResult {
 //
 // Measured (seed 1, 4 epochs): NMI 0.806, level shares 0.29 / 0.34 / 0.37,
 // correlation 0.82, upper-level θ 0.77 for the general documents against
-// 0.41 for the specific ones, identical on openblas-runtime, go-avx512 and
-// go-avx2. The NMI bound has little room on other seeds (seed 2: 0.72,
-// seed 3: 0.81), so a change that moves the built-in run may need the
-// bound's margin re-measured, not the bound lowered.
+// 0.41 for the specific ones, identical on openblas-runtime, go-avx512,
+// go-avx2 and gonum. The bound holds for this seed, not for every seed
+// (seed 2: 0.72, 3: 0.81, 4: 0.69; seed 2 at 6 epochs 0.71). On seed 2 the
+// topic start's level-1 k-means splits one planted branch in two and
+// merges two others, and growth, which adds topics only under existing
+// parents, cannot move a branch, so one learned leaf takes a whole planted
+// branch (seed 4 not diagnosed). The general
+// documents still sit higher on every seed (upper-level θ 0.70-0.77
+// against 0.39-0.43). A change that moves the built-in run needs the
+// margin re-measured, not the bound lowered.
 func TestPlantedHierarchyRecovered(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains on the built-in corpus")
