@@ -101,7 +101,9 @@ func (m *Model) NestedStates(src *Cache, in *Inputs, docs []int32, nbrs func(d i
 	for lo := 0; lo < len(docs); lo += batch {
 		part := docs[lo:min(lo+batch, len(docs))]
 		tp.Reset()
-		dst.store(part, m.forward(tp, in, part, neighborSlots(part, pick), src).CLS)
+		ctx := m.newCentreContext(tp, in, neighborSlots(part, pick), src)
+		_, cls := m.encode(tp, m.layoutTokens(in, part), ctx, true)
+		dst.store(part, cls)
 		bar.Add(int64(len(part)))
 	}
 	bar.Finish()

@@ -173,10 +173,17 @@ func layerNormBackward(nd *node) {
 }
 
 // Dropout zeroes each element with probability p and scales the survivors by
-// 1/(1−p), drawing from rng (so a seeded rng gives the same mask). Callers
-// skip it at inference. The multiplier mask is kept for backward.
+// 1/(1−p). Callers skip it at inference. The multiplier mask is kept for
+// backward.
 //
 //	y = x⊙m:  dx += dy⊙m,  m ∈ {0, 1/(1−p)}
+//
+// The mask comes from one draw of rng: a 64-bit key, from which element i's
+// keep-or-drop follows by a counter-based hash of (key, i) (dropBits).
+// Each element's draw is then independent of which core computes it, so
+// the mask is filled in parallel and a seeded rng still gives the same
+// mask on any number of cores. (One serial rng call per element, as
+// before, took longer than the layer's matrix products on small widths.)
 func (tp *Tape) Dropout(x *Tensor, p float32, rng *rand.Rand) *Tensor {
 	if p < 0 || p >= 1 {
 		panic(fmt.Sprintf("tensor: Dropout: probability %v outside [0,1) for %v", p, x.Shape))
@@ -184,20 +191,46 @@ func (tp *Tape) Dropout(x *Tensor, p float32, rng *rand.Rand) *Tensor {
 	y := tp.alloc(x.Grad != nil, x.Shape...)
 	m := tp.alloc(false, x.Shape...)
 	keep := 1 / (1 - p)
-	for i := range m.Data { // serial: rng is not safe for concurrent use
-		if rng.Float32() >= p {
-			m.Data[i] = keep
-		} else {
-			m.Data[i] = 0
+	key := rng.Uint64()
+	// Drop when a uniform 32-bit draw is below p·2³²: probability p up to
+	// 2⁻³² (p < 1, so the threshold fits 32 bits).
+	thr := uint32(float64(p) * (1 << 32))
+	n := len(x.Data)
+	// Pairs of elements share one 64-bit hash; chunks start at even
+	// indices so each pair stays whole.
+	parallelFor((n+1)/2, 2048, 8, func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			h := dropBits(key, uint64(j))
+			i := 2 * j
+			m.Data[i], y.Data[i] = dropKeep(uint32(h), thr, keep, x.Data[i])
+			if i+1 < n {
+				m.Data[i+1], y.Data[i+1] = dropKeep(uint32(h>>32), thr, keep, x.Data[i+1])
+			}
 		}
-	}
-	for i, v := range x.Data {
-		y.Data[i] = v * m.Data[i]
-	}
+	})
 	if nd := tp.push(y, dropoutBackward); nd != nil {
 		nd.a, nd.aux = x, m
 	}
 	return y
+}
+
+// dropKeep returns the mask value and the output for one element.
+func dropKeep(r, thr uint32, keep, x float32) (m, y float32) {
+	if r < thr {
+		return 0, 0
+	}
+	return keep, x * keep
+}
+
+// dropBits is the SplitMix64 output function applied to key + (j+1)·γ
+// (γ the golden-ratio increment): a counter-based generator whose outputs
+// for consecutive j pass BigCrush (Steele, Lea & Flood, 2014), so
+// element pairs j get independent uniform bits from one key.
+func dropBits(key, j uint64) uint64 {
+	z := key + (j+1)*0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
 }
 
 func dropoutBackward(nd *node) {
