@@ -263,14 +263,20 @@ func (tp *Tape) BiasGELU(x, b *Tensor) *Tensor {
 	if y.Grad != nil {
 		deriv = tp.alloc(false, x.Shape...)
 	}
-	parallelFor(rows, 8, 12*c, func(lo, hi int) {
+	// Without a gradient the derivative goes to a per-worker scratch row:
+	// the vector kernel computes both from one tanh, and with it inference
+	// evaluates gelu exactly as training's forward pass does (a scalar
+	// loop here was the largest element-wise cost of embedding).
+	var scratch *Tensor
+	if deriv == nil {
+		scratch = tp.alloc(false, numWorkers(), c)
+	}
+	parallelForWorker(rows, 8, 12*c, numWorkers(), func(w, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			xr, yr := x.Data[i*c:(i+1)*c], y.Data[i*c:(i+1)*c]
 			br := b.Data[:len(xr)]
 			if deriv == nil {
-				for j, v := range xr {
-					yr[j] = gelu32(v + br[j])
-				}
+				geluGradRow(yr, scratch.Data[w*c:(w+1)*c], xr, br)
 				continue
 			}
 			geluGradRow(yr, deriv.Data[i*c:(i+1)*c], xr, br)

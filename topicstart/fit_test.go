@@ -326,3 +326,37 @@ func TestTrack(t *testing.T) {
 		}
 	}
 }
+
+// TestFitFrozenTopics: the decoder-only fit with z and θ computed once
+// gives the U of the fit that recomputes them at every step (z, θ and
+// the batches are the same; the float32 products may round differently
+// with the batch shape, hence the tolerance of 1e-4 relative).
+func TestFitFrozenTopics(t *testing.T) {
+	g := tinyGraph(t, 60, 5)
+	fit := func(freeze bool) []float32 {
+		freezeDecoderOnly = freeze
+		defer func() { freezeDecoderOnly = true }()
+		cfg := tinyConfig(g)
+		m, err := model.New(cfg, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs := allDocs(g.NumDocs())
+		in := model.NewInputs(g, model.IDF(g, docs), cfg.MaxLen, cfg.Truncate)
+		emb := m.Embed(in, docs, func(int32) []int32 { return nil }, 1, 32)
+		if _, err := Fit(m, emb.Tangent, in, docs, Options{Steps: 50, LR: 0.03, Batch: 25, Seed: 3, DecoderOnly: true}); err != nil {
+			t.Fatal(err)
+		}
+		return m.Topics.U.Data
+	}
+	want, got := fit(false), fit(true)
+	var diff, norm float64
+	for i, v := range got {
+		d := float64(v - want[i])
+		diff += d * d
+		norm += float64(want[i]) * float64(want[i])
+	}
+	if math.Sqrt(diff) > 1e-4*math.Sqrt(norm) || math.IsNaN(diff) {
+		t.Errorf("frozen fit's U differs from the recomputing fit's by %.3g (norm %.3g)", math.Sqrt(diff), math.Sqrt(norm))
+	}
+}
