@@ -148,3 +148,37 @@ func TestModelBenchSmall(t *testing.T) {
 		t.Errorf("result %+v", r)
 	}
 }
+
+// BenchmarkModelStep is the default model's training step on
+// DefaultModelSetup's batch (the measurement of `gtformer bench`), for
+// profiling: go test -tags openblas -run XXX -bench ModelStep -cpuprofile.
+func BenchmarkModelStep(b *testing.B) {
+	mb, err := NewModelBench(model.Default(), DefaultModelSetup)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := mb.Step(); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		if err := mb.Step(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(mb.Batch.Centres)*b.N)/b.Elapsed().Seconds(), "docs/s")
+	b.ReportMetric(ModelStepFLOPs(mb.Shape)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
+
+// BenchmarkModelEmbed embeds DefaultModelSetup's 1,024 documents (two hops).
+func BenchmarkModelEmbed(b *testing.B) {
+	mb, err := NewModelBench(model.Default(), DefaultModelSetup)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		mb.Embed()
+	}
+	b.ReportMetric(float64(DefaultModelSetup.Docs*b.N)/b.Elapsed().Seconds(), "docs/s")
+}

@@ -20,6 +20,10 @@ import (
 type Cache struct {
 	N, Width, Layers int
 	Data             []float32
+	// Builds counts the refreshes that filled it (Refresh or
+	// RefreshNeighbors calls), so that the trainer's test can check that an
+	// epoch builds it once.
+	Builds int
 }
 
 // NewCache returns a zero cache for n documents.
@@ -46,6 +50,7 @@ func (m *Model) Refresh(c *Cache, in *Inputs, docs []int32, batch int) {
 	if c.Layers == 0 || m.Cfg.NoGraph {
 		return
 	}
+	c.Builds++
 	tp := tensor.NewTape()
 	tp.NoGrad = true
 	bar := m.bar("encode own text", len(docs))
@@ -64,6 +69,13 @@ func (m *Model) Refresh(c *Cache, in *Inputs, docs []int32, batch int) {
 // neighbours' [CLS] after layer 1 only, reaches one hop either way.
 func (c *Config) NestedNeighbors() bool { return c.Hops >= 2 && c.Layers >= 3 && !c.NoGraph }
 
+// CacheReadsTopics reports whether the neighbour cache depends on the topic
+// side (tree, topic points, σ): with two hops the nested pass feeds layers
+// 2..L-1 the tree embedding e_i, so a tree update or a new topic start
+// makes the cache stale; with one hop, or without the tree embedding, it
+// holds what the text and the graph give and survives them.
+func (c *Config) CacheReadsTopics() bool { return c.NestedNeighbors() && !c.NoTree }
+
 // RefreshNeighbors fills c for docs, the documents that centres will read
 // as neighbours. With one hop that is Refresh: their own-text [CLS]. With
 // two, each of docs is first encoded as a centre over its own neighbours
@@ -77,6 +89,7 @@ func (m *Model) RefreshNeighbors(c *Cache, in *Inputs, docs []int32, nbrs func(d
 		m.Refresh(c, in, docs, batch)
 		return
 	}
+	c.Builds++
 	own := m.NewCache(c.N)
 	m.Refresh(own, in, neighborsOf(docs, capNeighbors(nbrs, maxNbrs)), batch)
 	m.NestedStates(own, in, docs, nbrs, maxNbrs, batch, c)
