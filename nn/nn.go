@@ -238,20 +238,20 @@ func (l *TransformerLayer) ForwardPacked(tp *tensor.Tape, x, kv *tensor.Tensor, 
 
 // finish applies the residual blocks after attention h of the queries x.
 func (l *TransformerLayer) finish(tp *tensor.Tape, x, h *tensor.Tensor) *tensor.Tensor {
-	h = l.dropout(tp, h)
-	x = tp.AddLayerNorm(x, h, l.LN1.Gamma, l.LN1.Beta)
-	h = l.dropout(tp, l.MLP.Forward(tp, x))
-	return tp.AddLayerNorm(x, h, l.LN2.Gamma, l.LN2.Beta)
+	x = l.addNorm(tp, x, h, l.LN1)
+	return l.addNorm(tp, x, l.MLP.Forward(tp, x), l.LN2)
 }
 
-func (l *TransformerLayer) dropout(tp *tensor.Tape, x *tensor.Tensor) *tensor.Tensor {
+// addNorm returns ln(x + dropout(h)): dropout only while training, fused
+// with the residual LayerNorm (tensor.AddDropoutLayerNorm).
+func (l *TransformerLayer) addNorm(tp *tensor.Tape, x, h *tensor.Tensor, ln *LayerNorm) *tensor.Tensor {
 	if l.Dropout <= 0 || tp.NoGrad {
-		return x
+		return tp.AddLayerNorm(x, h, ln.Gamma, ln.Beta)
 	}
 	if l.Rng == nil {
 		panic("nn: TransformerLayer: Dropout > 0 needs a seeded Rng")
 	}
-	return tp.Dropout(x, l.Dropout, l.Rng)
+	return tp.AddDropoutLayerNorm(x, h, l.Dropout, l.Rng, ln.Gamma, ln.Beta)
 }
 
 // Params returns all parameters: attention, ln1, mlp, ln2.

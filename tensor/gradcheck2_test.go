@@ -86,6 +86,9 @@ func TestGradNormAndFused(t *testing.T) {
 		{name: "AddLayerNormSame", f: func(tp *Tape, in []*Tensor) *Tensor { return tp.AddLayerNorm(in[0], in[0], nil, in[1]) }, shapes: [][]int{{2, 1, 4}, {4}}},
 		{name: "BiasGELU", f: func(tp *Tape, in []*Tensor) *Tensor { return tp.BiasGELU(in[0], in[1]) }, shapes: [][]int{{2, 3, 4}, {4}}},
 		{name: "BiasGELU1row", f: func(tp *Tape, in []*Tensor) *Tensor { return tp.BiasGELU(in[0], in[1]) }, shapes: [][]int{{1, 1}, {1}}},
+		{name: "AddDropoutLayerNorm", f: func(tp *Tape, in []*Tensor) *Tensor {
+			return tp.AddDropoutLayerNorm(in[0], in[1], 0.3, rand.New(rand.NewPCG(6, 6)), in[2], in[3]) // same mask on every evaluation
+		}, shapes: [][]int{{4, 5}, {4, 5}, {5}, {5}}},
 		{name: "Dropout", f: func(tp *Tape, in []*Tensor) *Tensor {
 			return tp.Dropout(in[0], 0.3, rand.New(rand.NewPCG(5, 5))) // same mask on every evaluation
 		}, shapes: [][]int{{4, 5}}},

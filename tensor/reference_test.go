@@ -419,3 +419,44 @@ func TestInterleave(t *testing.T) {
 		t.Errorf("Interleave = %v, want %v", y.Data, want)
 	}
 }
+
+// TestAddDropoutLayerNormIsThePair: the fused op gives, bit for bit, the
+// output and input gradients of Dropout then AddLayerNorm drawn from the
+// same rng state, on an odd width (element pairs straddle rows).
+func TestAddDropoutLayerNormIsThePair(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 3))
+	run := func(fused bool) (y, dx, dres []float32) {
+		x, res := randParam(rng, -1, 1, 37, 9), randParam(rng, -1, 1, 37, 9)
+		g, b := randParam(rng, 0, 2, 9), randParam(rng, -1, 1, 9)
+		seed := make([]float32, 37*9)
+		for i := range seed {
+			seed[i] = float32(i%7) - 3
+		}
+		tp := NewTape()
+		drng := rand.New(rand.NewPCG(9, 9))
+		var out *Tensor
+		if fused {
+			out = tp.AddDropoutLayerNorm(x, res, 0.25, drng, g, b)
+		} else {
+			out = tp.AddLayerNorm(x, tp.Dropout(res, 0.25, drng), g, b)
+		}
+		tp.BackwardWith(out, seed)
+		return slices.Clone(out.Data), x.Grad, res.Grad
+	}
+	rng = rand.New(rand.NewPCG(2, 3))
+	y1, dx1, dr1 := run(true)
+	rng = rand.New(rand.NewPCG(2, 3))
+	y2, dx2, dr2 := run(false)
+	if !slices.Equal(y1, y2) || !slices.Equal(dx1, dx2) || !slices.Equal(dr1, dr2) {
+		t.Fatal("AddDropoutLayerNorm differs from Dropout then AddLayerNorm")
+	}
+	zeros := 0
+	for _, v := range dr1 {
+		if v == 0 {
+			zeros++
+		}
+	}
+	if zeros == 0 || zeros == len(dr1) {
+		t.Fatalf("%d of %d branch gradients dropped", zeros, len(dr1))
+	}
+}
