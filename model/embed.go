@@ -27,11 +27,21 @@ type Embeddings struct {
 // full nesting exactly (no dropout at inference).
 func (m *Model) Embed(in *Inputs, docs []int32, nbrs func(d int32) []int32, maxNbrs, batch int) *Embeddings {
 	var cache *Cache
+	var first *firstLayer
 	if m.Cfg.Layers > 1 && !m.Cfg.NoGraph {
 		cache = m.NewCache(in.N)
-		m.RefreshNeighbors(cache, in, neighborsOf(docs, capNeighbors(nbrs, maxNbrs)), nbrs, maxNbrs, batch)
+		pick := capNeighbors(nbrs, maxNbrs)
+		nbrDocs := neighborsOf(docs, pick)
+		// Every pass (own text, nested, centres) starts from the same
+		// first-layer rows: one store for all three.
+		sets := [][]int32{docs, nbrDocs}
+		if m.Cfg.NestedNeighbors() {
+			sets = append(sets, neighborsOf(nbrDocs, pick))
+		}
+		first = m.newFirstLayer(in, sets...)
+		m.refreshNeighbors(cache, in, nbrDocs, nbrs, maxNbrs, batch, first)
 	}
-	return m.EmbedCached(in, docs, nbrs, maxNbrs, batch, cache)
+	return m.embedCached(in, docs, nbrs, maxNbrs, batch, cache, first)
 }
 
 // EmbedCached is Embed with the neighbours' per-layer [CLS] read from
@@ -40,6 +50,12 @@ func (m *Model) Embed(in *Inputs, docs []int32, nbrs func(d int32) []int32, maxN
 // documents that docs aggregate over. The trainer's validation uses it to
 // embed through the cache that the next epoch then reuses.
 func (m *Model) EmbedCached(in *Inputs, docs []int32, nbrs func(d int32) []int32, maxNbrs, batch int, cache *Cache) *Embeddings {
+	return m.embedCached(in, docs, nbrs, maxNbrs, batch, cache, nil)
+}
+
+// embedCached is EmbedCached starting from the first-layer rows kept in
+// first (nil: none).
+func (m *Model) embedCached(in *Inputs, docs []int32, nbrs func(d int32) []int32, maxNbrs, batch int, cache *Cache, first *firstLayer) *Embeddings {
 	if cache == nil && m.Cfg.Layers > 1 && !m.Cfg.NoGraph {
 		panic("model: EmbedCached: the model reads its neighbours from a cache, and none was given")
 	}
@@ -61,7 +77,7 @@ func (m *Model) EmbedCached(in *Inputs, docs []int32, nbrs func(d int32) []int32
 	for lo := 0; lo < len(docs); lo += batch {
 		part := docs[lo:min(lo+batch, len(docs))]
 		tp.Reset()
-		out := m.forward(tp, in, part, neighborSlots(part, pick), cache)
+		out := m.forwardFirst(tp, in, part, neighborSlots(part, pick), cache, first)
 		copy(e.Points[lo*(n+1):], out.Points.Data)
 		copy(e.Tangent[lo*n:], out.Tangent.Data)
 		copy(e.Theta[lo*T:], out.Theta.Data)

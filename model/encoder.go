@@ -18,6 +18,7 @@ import (
 // marks the real rows: the padded grid the packed layout replaced.
 type batchTokens struct {
 	B       int
+	docs    []int32 // (B) the documents
 	off     []int   // (B+1) row offsets
 	cls     []int32 // (B) the [CLS] rows
 	mask    []bool  // (R) real rows; nil when packed (every row is real)
@@ -35,7 +36,7 @@ type batchTokens struct {
 }
 
 func (m *Model) layoutTokens(in *Inputs, docs []int32) *batchTokens {
-	bt := &batchTokens{B: len(docs)}
+	bt := &batchTokens{B: len(docs), docs: docs}
 	tm := 1
 	for _, d := range docs {
 		tm = max(tm, len(in.Tokens(int(d))))
@@ -146,7 +147,7 @@ func (m *Model) newCentreContext(tp *tensor.Tape, in *Inputs, nb Neighbors, cach
 				ctx.nbrCLS = append(ctx.nbrCLS, cache.rows(tp, l, uniq))
 			}
 		} else {
-			ctx.nbrCLS = m.ownStream(tp, in, uniq)
+			ctx.nbrCLS = m.ownStream(tp, in, uniq, nil)
 		}
 	}
 	return ctx
@@ -161,8 +162,9 @@ func (m *Model) newCentreContext(tp *tensor.Tape, in *Inputs, nb Neighbors, cach
 //
 // The last layer run is read only at [CLS], so its queries, attention
 // output and MLP are computed for the [CLS] rows alone (unless
-// Model.fullLast, the equivalence test's reference).
-func (m *Model) encode(tp *tensor.Tape, bt *batchTokens, ctx *centreContext, stop bool) (final *tensor.Tensor, cls []*tensor.Tensor) {
+// Model.fullLast, the equivalence test's reference). first, at inference
+// only, keeps and reuses the first layer's rows (nil: none).
+func (m *Model) encode(tp *tensor.Tape, bt *batchTokens, ctx *centreContext, stop bool, first *firstLayer) (final *tensor.Tensor, cls []*tensor.Tensor) {
 	last := m.Cfg.Layers - 1
 	if stop {
 		last--
@@ -170,8 +172,21 @@ func (m *Model) encode(tp *tensor.Tape, bt *batchTokens, ctx *centreContext, sto
 	if last < 0 {
 		return nil, nil
 	}
-	h := m.embed(tp, bt)
-	for l := 0; l <= last; l++ {
+	var h *tensor.Tensor
+	start := 0
+	if first != nil && last >= 1 && !m.pad {
+		if !tp.NoGrad {
+			panic("model: first-layer rows reused on a recording tape")
+		}
+		if h = first.load(tp, bt); h == nil {
+			h = m.layer(tp, 0, m.embed(tp, bt), bt, nil, false)
+			first.save(bt, h)
+		}
+		start = 1
+	} else {
+		h = m.embed(tp, bt)
+	}
+	for l := start; l <= last; l++ {
 		var extras *tensor.Tensor
 		if l > 0 {
 			c := tp.Gather(h, bt.cls)
@@ -189,6 +204,79 @@ func (m *Model) encode(tp *tensor.Tape, bt *batchTokens, ctx *centreContext, sto
 		cls = append(cls, h)
 	}
 	return h, cls
+}
+
+// firstLayer keeps the first layer's output rows per document at
+// inference. The first layer reads a document's own text only (no tree or
+// graph rows), so every pass of a refresh or an embedding that encodes the
+// same document again — own text, nested over its neighbours, as a centre
+// — starts from the same rows: kept from the first pass, they save the
+// later passes their embedding and first layer (for three layers and two
+// hops, 2 of the ≈ 4.7 layer-equivalents of Model.Embed). Within
+// firstLayerBudget only; a larger set of documents is recomputed.
+type firstLayer struct {
+	n     int
+	start []int64 // per document: its first row in data, −1 when not kept
+	data  []float32
+	used  int64 // rows kept
+}
+
+// firstLayerBudget bounds the kept rows' memory in bytes (a variable for
+// the test of the bound).
+var firstLayerBudget int64 = 512 << 20
+
+// newFirstLayer returns a store for the first-layer rows of the documents
+// of sets, or nil when they would exceed firstLayerBudget bytes.
+func (m *Model) newFirstLayer(in *Inputs, sets ...[]int32) *firstLayer {
+	n := m.Cfg.Width
+	f := &firstLayer{n: n, start: make([]int64, in.N)}
+	var rows int64
+	for i := range f.start {
+		f.start[i] = -2 // not in the sets
+	}
+	for _, set := range sets {
+		for _, d := range set {
+			if f.start[d] == -2 {
+				f.start[d] = -1
+				rows += int64(1 + len(in.Tokens(int(d))))
+			}
+		}
+	}
+	if rows*int64(n)*4 > firstLayerBudget {
+		return nil
+	}
+	f.data = make([]float32, rows*int64(n))
+	return f
+}
+
+// load returns the kept rows of bt's documents as a packed (R, n) tensor,
+// or nil unless every one of them is kept.
+func (f *firstLayer) load(tp *tensor.Tape, bt *batchTokens) *tensor.Tensor {
+	for _, d := range bt.docs {
+		if f.start[d] < 0 {
+			return nil
+		}
+	}
+	h := tp.Alloc(false, bt.off[bt.B], f.n)
+	for b, d := range bt.docs {
+		lo := f.start[d] * int64(f.n)
+		copy(h.Data[bt.off[b]*f.n:bt.off[b+1]*f.n], f.data[lo:lo+int64((bt.off[b+1]-bt.off[b])*f.n)])
+	}
+	return h
+}
+
+// save keeps the rows of h (R, n) of bt's documents that are in the store's
+// sets and not kept yet.
+func (f *firstLayer) save(bt *batchTokens, h *tensor.Tensor) {
+	for b, d := range bt.docs {
+		if f.start[d] != -1 {
+			continue
+		}
+		rows := int64(bt.off[b+1] - bt.off[b])
+		f.start[d] = f.used
+		copy(f.data[f.used*int64(f.n):], h.Data[bt.off[b]*f.n:bt.off[b+1]*f.n])
+		f.used += rows
+	}
 }
 
 // extraRows returns the rows that layer l+1 (l ≥ 1) prepends to each

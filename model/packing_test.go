@@ -149,3 +149,44 @@ func TestPackedEqualsPaddedInference(t *testing.T) {
 		})
 	}
 }
+
+// TestFirstLayerReuse: a two-hop refresh keeps every document's first-layer
+// rows once (all of them, within the budget), and embedding from them gives
+// what embedding without them gives.
+func TestFirstLayerReuse(t *testing.T) {
+	g := hubGraph()
+	cfg := tinyConfig(g)
+	cfg.Hops = 2
+	m := perturbed(t, cfg, 6)
+	in := inputsFor(g, cfg)
+	docs := allDocs(g.NumDocs())
+	first := m.newFirstLayer(in, docs)
+	if first == nil {
+		t.Fatal("no store for a tiny corpus")
+	}
+	c := m.NewCache(in.N)
+	m.refreshNeighbors(c, in, docs, nbrsOf(g), 3, 5, first)
+	var rows int64
+	for _, d := range docs {
+		rows += int64(1 + len(in.Tokens(int(d))))
+	}
+	if first.used != rows {
+		t.Fatalf("kept %d first-layer rows, the documents have %d", first.used, rows)
+	}
+	got := m.embedCached(in, docs, nbrsOf(g), 3, 5, c, first)
+	want := m.EmbedCached(in, docs, nbrsOf(g), 3, 5, c)
+	for i, v := range got.Points {
+		if d := math.Abs(float64(v - want.Points[i])); d > 1e-5 || math.IsNaN(d) {
+			t.Fatalf("point value %d: %.7g from kept rows, %.7g recomputed", i, v, want.Points[i])
+		}
+	}
+	defer func(b int64) { firstLayerBudget = b }(firstLayerBudget)
+	firstLayerBudget = rows*int64(cfg.Width)*4 - 1
+	if m.newFirstLayer(in, docs) != nil {
+		t.Error("a store beyond the budget was made")
+	}
+	firstLayerBudget = rows * int64(cfg.Width) * 4
+	if m.newFirstLayer(in, docs, docs) == nil {
+		t.Error("no store within the budget (documents counted twice?)")
+	}
+}
