@@ -87,6 +87,12 @@ func (tp *Tape) layerNorm(op string, x, res, gamma, beta *Tensor, drop dropSpec)
 	grad := anyGrad2(x, res) || (gamma != nil && gamma.Grad != nil) || (beta != nil && beta.Grad != nil)
 	y := tp.alloc(grad, x.Shape...)
 	stats := tp.alloc(false, rows, 2) // μ, r per row
+	// When recording, x̂ is kept for backward, which then reads it instead
+	// of forming x + res (and the dropout mask) again and renormalising.
+	var xhat *Tensor
+	if y.Grad != nil {
+		xhat = tp.alloc(false, rows, c)
+	}
 	// Scratch rows for the residual sum and the dropout mask, one each
 	// per worker.
 	scratch := tp.alloc(false, numWorkers(), 2*c)
@@ -106,6 +112,11 @@ func (tp *Tape) layerNorm(op string, x, res, gamma, beta *Tensor, drop dropSpec)
 			}
 			r := float32(1 / math.Sqrt(float64(ss/float32(c))+LayerNormEps))
 			stats.Data[2*i], stats.Data[2*i+1] = mu, r
+			if xhat != nil {
+				for j, v := range xr {
+					xhat.Data[i*c+j] = (v - mu) * r
+				}
+			}
 			if gamma != nil && beta != nil {
 				g, b := gamma.Data[:len(xr)], beta.Data[:len(xr)]
 				for j, v := range xr {
@@ -127,10 +138,10 @@ func (tp *Tape) layerNorm(op string, x, res, gamma, beta *Tensor, drop dropSpec)
 	})
 	if nd := tp.push(y, layerNormBackward); nd != nil {
 		nd.a, nd.b, nd.c, nd.aux = x, gamma, beta, stats
-		// Backward's scratch: per fixed row block a buffer row, the dγ, dβ
-		// partial sums (deterministic; see parallelBlocks) and a mask row.
-		nd.aux2 = tp.alloc(false, reduceBlocks(rows), 4*c)
-		nd.xs = append(nd.xs, res)
+		// Backward's scratch: per fixed row block the dγ, dβ partial sums
+		// (deterministic; see parallelBlocks) and a mask row.
+		nd.aux2 = tp.alloc(false, reduceBlocks(rows), 3*c)
+		nd.xs = append(nd.xs, res, xhat)
 		nd.i[1], nd.i[3], nd.f[1] = int(drop.key), int(drop.thr), drop.keep
 		if drop.on {
 			nd.i[2] = 1
@@ -140,27 +151,26 @@ func (tp *Tape) layerNorm(op string, x, res, gamma, beta *Tensor, drop dropSpec)
 }
 
 func layerNormBackward(nd *node) {
-	x, res, gamma, beta, stats, scratch, y := nd.a, nd.xs[0], nd.b, nd.c, nd.aux, nd.aux2, nd.out
+	x, res, xhat, gamma, beta, stats, scratch := nd.a, nd.xs[0], nd.xs[1], nd.b, nd.c, nd.aux, nd.aux2
+	dyAll := nd.out.Grad
 	drop := dropSpec{key: uint64(nd.i[1]), thr: uint32(nd.i[3]), keep: nd.f[1], on: nd.i[2] == 1, cols: x.Cols()}
 	c, rows := x.Cols(), x.Rows()
 	clear(scratch.Data)
 	parallelBlocks(rows, 8*c, func(w, lo, hi int) {
-		buf := scratch.Data[w*4*c : w*4*c+c]
-		pg, pb := scratch.Data[w*4*c+c:w*4*c+2*c], scratch.Data[w*4*c+2*c:w*4*c+3*c]
-		mask := scratch.Data[w*4*c+3*c : (w+1)*4*c]
+		pg, pb := scratch.Data[w*3*c:w*3*c+c], scratch.Data[w*3*c+c:w*3*c+2*c]
+		mask := scratch.Data[w*3*c+2*c : (w+1)*3*c]
 		for i := lo; i < hi; i++ {
-			xr, dy := lnRow(x, res, i, c, buf, drop, mask), y.Grad[i*c:(i+1)*c]
-			mu, r := stats.Data[2*i], stats.Data[2*i+1]
+			xh, dy := xhat.Data[i*c:(i+1)*c], dyAll[i*c:(i+1)*c]
+			r := stats.Data[2*i+1]
 			var sg, sgx float32
 			for j, g := range dy {
-				xh := (xr[j] - mu) * r
-				pg[j] += g * xh
+				pg[j] += g * xh[j]
 				pb[j] += g
 				if gamma != nil {
 					g *= gamma.Data[j]
 				}
 				sg += g
-				sgx += g * xh
+				sgx += g * xh[j]
 			}
 			sg /= float32(c)
 			sgx /= float32(c)
@@ -170,16 +180,18 @@ func layerNormBackward(nd *node) {
 			}
 			if res != nil && res.Grad != nil {
 				dr = res.Grad[i*c : (i+1)*c]
+				if drop.on {
+					drop.row(i, mask)
+				}
 			}
 			if dx == nil && dr == nil {
 				continue
 			}
 			for j, g := range dy {
-				xh := (xr[j] - mu) * r
 				if gamma != nil {
 					g *= gamma.Data[j]
 				}
-				d := r * (g - sg - xh*sgx)
+				d := r * (g - sg - xh[j]*sgx)
 				if dx != nil {
 					dx[j] += d
 				}
@@ -195,12 +207,12 @@ func layerNormBackward(nd *node) {
 	})
 	for w := range scratch.Shape[0] {
 		if gamma != nil && gamma.Grad != nil {
-			for j, v := range scratch.Data[w*4*c+c : w*4*c+2*c] {
+			for j, v := range scratch.Data[w*3*c : w*3*c+c] {
 				gamma.Grad[j] += v
 			}
 		}
 		if beta != nil && beta.Grad != nil {
-			for j, v := range scratch.Data[w*4*c+2*c : w*4*c+3*c] {
+			for j, v := range scratch.Data[w*3*c+c : w*3*c+2*c] {
 				beta.Grad[j] += v
 			}
 		}
