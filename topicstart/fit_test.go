@@ -1,6 +1,7 @@
 package topicstart
 
 import (
+	"github.com/gtformer/gtformer/corpus"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -215,21 +216,7 @@ func TestCalibrateSimilarity(t *testing.T) {
 // Full fit: the topic inputs move too. Bad arguments are errors.
 func TestFitTopics(t *testing.T) {
 	g := tinyGraph(t, 60, 5)
-	fit := func(f Options) (*model.Model, float64) {
-		cfg := tinyConfig(g)
-		m, err := model.New(cfg, 2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		docs := allDocs(g.NumDocs())
-		in := model.NewInputs(g, model.IDF(g, docs), cfg.MaxLen, cfg.Truncate)
-		emb := m.Embed(in, docs, func(int32) []int32 { return nil }, 1, 32)
-		nll, err := Fit(m, emb.Tangent, in, docs, f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m, nll
-	}
+	fit := func(f Options) (*model.Model, float64) { return fitTiny(t, g, f) }
 	ref, _ := fit(Options{Steps: 0, LR: 0.03})
 	_, first := fit(Options{Steps: 1, LR: 0.03, Batch: 25, Seed: 1, DecoderOnly: true})
 	m, last := fit(Options{Steps: 200, LR: 0.03, Batch: 25, Seed: 1, DecoderOnly: true})
@@ -336,17 +323,7 @@ func TestFitFrozenTopics(t *testing.T) {
 	fit := func(freeze bool) []float32 {
 		freezeDecoderOnly = freeze
 		defer func() { freezeDecoderOnly = true }()
-		cfg := tinyConfig(g)
-		m, err := model.New(cfg, 2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		docs := allDocs(g.NumDocs())
-		in := model.NewInputs(g, model.IDF(g, docs), cfg.MaxLen, cfg.Truncate)
-		emb := m.Embed(in, docs, func(int32) []int32 { return nil }, 1, 32)
-		if _, err := Fit(m, emb.Tangent, in, docs, Options{Steps: 50, LR: 0.03, Batch: 25, Seed: 3, DecoderOnly: true}); err != nil {
-			t.Fatal(err)
-		}
+		m, _ := fitTiny(t, g, Options{Steps: 50, LR: 0.03, Batch: 25, Seed: 3, DecoderOnly: true})
 		return m.Topics.U.Data
 	}
 	want, got := fit(false), fit(true)
@@ -359,4 +336,23 @@ func TestFitFrozenTopics(t *testing.T) {
 	if math.Sqrt(diff) > 1e-4*math.Sqrt(norm) || math.IsNaN(diff) {
 		t.Errorf("frozen fit's U differs from the recomputing fit's by %.3g (norm %.3g)", math.Sqrt(diff), math.Sqrt(norm))
 	}
+}
+
+// fitTiny builds the tiny model (seed 2) on g, embeds every document
+// without links, and fits its topic side to them with f.
+func fitTiny(t *testing.T, g *corpus.Graph, f Options) (*model.Model, float64) {
+	t.Helper()
+	cfg := tinyConfig(g)
+	m, err := model.New(cfg, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := allDocs(g.NumDocs())
+	in := model.NewInputs(g, model.IDF(g, docs), cfg.MaxLen, cfg.Truncate)
+	emb := m.Embed(in, docs, func(int32) []int32 { return nil }, 1, 32)
+	nll, err := Fit(m, emb.Tangent, in, docs, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, nll
 }
