@@ -43,6 +43,11 @@ func TestOneCacheBuildPerEpoch(t *testing.T) {
 			if got := tr.cache.Builds; got != tc.want {
 				t.Errorf("%d cache builds in %d epochs, want %d", got, epochs, tc.want)
 			}
+			// Run ends on the best state's weights, which the cache was not
+			// refreshed from: a later validation must rebuild it.
+			if tr.best != nil && tr.cacheFresh {
+				t.Error("the cache is marked fresh after the best state was restored")
+			}
 		})
 	}
 }
