@@ -73,6 +73,10 @@ func TestPackedEqualsPadded(t *testing.T) {
 		gradCase{name: "hyperbolic/one-layer", geometry: "hyperbolic", mut: func(c *Config) { c.Layers = 1 }},
 		gradCase{name: "hyperbolic/two-layers/cache", geometry: "hyperbolic", cache: true, mut: func(c *Config) { c.Layers = 2 }},
 		gradCase{name: "hyperbolic/four-layers", geometry: "hyperbolic", mut: func(c *Config) { c.Layers = 4 }},
+		// The default hop features with the skip, full nesting.
+		gradCase{name: "hyperbolic/hop-features/nested", geometry: "hyperbolic", mut: func(c *Config) {
+			c.FeatureHops, c.FeatureSkip = 3, true
+		}},
 	)
 	for _, gc := range cases {
 		t.Run(gc.name, func(t *testing.T) {
@@ -121,8 +125,9 @@ func TestPackedEqualsPaddedInference(t *testing.T) {
 		t.Run(fmt.Sprintf("hops=%d", hops), func(t *testing.T) {
 			cfg := tinyConfig(g)
 			cfg.Hops = hops
+			cfg.FeatureHops, cfg.FeatureSkip = 3, true // the defaults
 			m := perturbed(t, cfg, 4)
-			in := inputsFor(g, cfg)
+			in := preparedInputs(t, m, g)
 			docs := allDocs(g.NumDocs())
 			run := func(pad, fullLast bool) (*Cache, *Embeddings) {
 				m.pad, m.fullLast = pad, fullLast
@@ -157,8 +162,9 @@ func TestFirstLayerReuse(t *testing.T) {
 	g := hubGraph()
 	cfg := tinyConfig(g)
 	cfg.Hops = 2
+	cfg.FeatureHops, cfg.FeatureSkip = 3, true // the defaults
 	m := perturbed(t, cfg, 6)
-	in := inputsFor(g, cfg)
+	in := preparedInputs(t, m, g)
 	docs := allDocs(g.NumDocs())
 	first := m.newFirstLayer(in, docs)
 	if first == nil {
