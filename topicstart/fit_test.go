@@ -1,13 +1,13 @@
 package topicstart
 
 import (
-	"github.com/gtformer/gtformer/corpus"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"sort"
 	"testing"
 
+	"github.com/gtformer/gtformer/corpus"
 	"github.com/gtformer/gtformer/corpus/synth"
 	"github.com/gtformer/gtformer/hnn"
 	"github.com/gtformer/gtformer/model"
@@ -119,7 +119,8 @@ func TestCalibrateSimilarity(t *testing.T) {
 	cfg := model.Default()
 	cfg.Width, cfg.Heads, cfg.MLPHidden, cfg.Vocab = 8, 2, 16, 10
 	cfg.FeatureHops, cfg.FeatureSkip = 0, false // the topic start alone (hop features need model.FitFeatures)
-	cfg.Tree.FDContrast = 0                     // the closed form below is the original contrast, (b−a)/6
+	// The closed form below is the original contrast, (b−a)/6.
+	cfg.Tree.FDContrast = 0
 	m, err := model.New(cfg, 4)
 	if err != nil {
 		t.Fatal(err)

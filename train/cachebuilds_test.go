@@ -36,6 +36,7 @@ func TestOneCacheBuildPerEpoch(t *testing.T) {
 			opt := tinyOptions(epochs, "cache", 5)
 			opt.TopicRefit = tc.refit
 			opt.TopicWarmup = 5
+			opt.Select = "best" // Run then restores a snapshot (checked below)
 			tr := newTrainer(t, g, s, cfg, opt)
 			if err := tr.Run(); err != nil {
 				t.Fatal(err)
@@ -45,7 +46,10 @@ func TestOneCacheBuildPerEpoch(t *testing.T) {
 			}
 			// Run ends on the best state's weights, which the cache was not
 			// refreshed from: a later validation must rebuild it.
-			if tr.best != nil && tr.cacheFresh {
+			if tr.best == nil {
+				t.Fatal("no best state kept under Select best")
+			}
+			if tr.cacheFresh {
 				t.Error("the cache is marked fresh after the best state was restored")
 			}
 		})
