@@ -22,14 +22,16 @@ type ModelSetup struct {
 	BatchLinks int // positive links per step (the trainer's --batch)
 	MaxNbrs    int // neighbours a document aggregates at inference (the trainer's default)
 	EmbedBatch int // documents per inference batch (the trainer's default)
+	NewDocs    int // new documents embedded into the corpus per call (as by embed --new)
 	Seed       uint64
 }
 
 // DefaultModelSetup is shaped like the Cora ML corpus with the trainer's
 // defaults: 1,024 documents, 3,000 words, a mean kept length of about 59
 // of 96 tokens (ML's is 59.8) and a mean degree of about 5.6 (ML: 5.55);
-// 32 links (up to 64 centres) per step.
-var DefaultModelSetup = ModelSetup{Docs: 1024, Vocab: 3000, MeanLength: 66, Degree: 6, BatchLinks: 32, MaxNbrs: 64, EmbedBatch: 128, Seed: 1}
+// 32 links (up to 64 centres) per step; 128 new documents (one inference
+// batch) embedded into it at a time.
+var DefaultModelSetup = ModelSetup{Docs: 1024, Vocab: 3000, MeanLength: 66, Degree: 6, BatchLinks: 32, MaxNbrs: 64, EmbedBatch: 128, NewDocs: 128, Seed: 1}
 
 // ModelBench holds a model, its inputs, a fixed batch and a refreshed
 // neighbour cache, ready to step and embed.
@@ -41,6 +43,10 @@ type ModelBench struct {
 	Batch *model.Batch
 	Cache *model.Cache
 	Shape StepShape // the batch's shape, for ModelStepFLOPs
+	// Known is the corpus prepared for new documents (its hop features
+	// propagated once, as a server does), New the documents Embed embeds.
+	Known *model.KnownCorpus
+	New   *corpus.NewDocs
 
 	opt  *optim.Adam
 	tape *tensor.Tape
@@ -53,6 +59,9 @@ type ModelBench struct {
 // (RefreshNeighbors over every document). Step reads the neighbours from
 // the cache, as the trainer's default nesting does.
 func NewModelBench(cfg model.Config, s ModelSetup) (*ModelBench, error) {
+	if s.NewDocs < 1 {
+		return nil, fmt.Errorf("bench: %d new documents to embed, want at least 1", s.NewDocs)
+	}
 	sc := synth.Default()
 	sc.Docs, sc.Vocab, sc.MeanLength, sc.Seed = s.Docs, s.Vocab, s.MeanLength, s.Seed
 	sc.Links = s.Docs * s.Degree / 2
@@ -78,6 +87,7 @@ func NewModelBench(cfg model.Config, s ModelSetup) (*ModelBench, error) {
 	}
 	m.PropagateFeatures(in, nbrs)
 	b := &ModelBench{Setup: s, Model: m, Graph: g, In: in, tape: tensor.NewTape(), docs: docs}
+	b.Known, b.New = m.NewKnownCorpus(g), newDocs(g, s.NewDocs)
 	b.Batch = linkBatch(g, cfg, s)
 	b.Shape = shapeOf(m, in, b.Batch)
 	if cfg.Layers > 1 && !cfg.NoGraph {
@@ -163,12 +173,34 @@ func (b *ModelBench) Step() error {
 	return nil
 }
 
-// Embed embeds every document of the corpus as `gtformer embed` does
-// (Model.Embed: with two hops, each neighbour re-encoded over its own
-// neighbours first).
+// Embed embeds the setup's new documents into the corpus as `gtformer
+// embed --new` and POST /v1/embed do (Model.EmbedNewIn against the
+// prepared corpus: the graph extended by them, the hop features of what
+// they reach propagated, and with two hops each neighbour re-encoded over
+// its own neighbours first).
 func (b *ModelBench) Embed() *model.Embeddings {
-	g := b.Graph
-	return b.Model.Embed(b.In, b.docs, func(d int32) []int32 { return g.Neighbors(int(d)) }, b.Setup.MaxNbrs, b.Setup.EmbedBatch)
+	return b.Model.EmbedNewIn(b.Known, b.New, b.Setup.MaxNbrs, b.Setup.EmbedBatch)
+}
+
+// newDocs returns n new documents against g: the i-th has the words of
+// corpus document i·7 mod N and links to that document's neighbours (so it
+// sits where a document like it would), and every fourth also links to the
+// new document before it.
+func newDocs(g *corpus.Graph, n int) *corpus.NewDocs {
+	nd := &corpus.NewDocs{}
+	N := int32(g.NumDocs())
+	for i := range int32(n) {
+		src := i * 7 % N
+		nd.IDs = append(nd.IDs, fmt.Sprintf("new%d", i))
+		nd.Tokens = append(nd.Tokens, slices.Clone(g.Doc(int(src))))
+		for _, c := range g.Neighbors(int(src)) {
+			nd.Links = append(nd.Links, [2]int32{N + i, c})
+		}
+		if i%4 == 3 {
+			nd.Links = append(nd.Links, [2]int32{N + i, N + i - 1})
+		}
+	}
+	return nd
 }
 
 // StepShape is what the FLOP count of a training step depends on.
@@ -307,14 +339,15 @@ func ModelStepFLOPs(s StepShape) float64 {
 type ModelResult struct {
 	StepDocsPerSec float64 // centre documents per second of training steps
 	StepGFLOPS     float64 // ModelStepFLOPs per second
-	EmbedDocsPerS  float64 // documents per second of Embed over the corpus
+	EmbedDocsPerS  float64 // new documents per second of Embed (embed --new)
 	StepFLOPs      float64
 	Centres        int
 }
 
 // Model measures the default model's training step and embedding on the
 // setup's corpus: cfg's step (best of the runs) as documents/s and GFLOP/s,
-// and Embed over every document (best of the runs) as documents/s.
+// and Embed of the setup's new documents (best of the runs) as new
+// documents/s.
 func Model(cfg model.Config, s ModelSetup, minRuns int, minTime time.Duration) (ModelResult, error) {
 	return modelRun(cfg, s, minRuns, minTime, wallClock)
 }
@@ -340,6 +373,6 @@ func modelRun(cfg model.Config, s ModelSetup, minRuns int, minTime time.Duration
 	r.StepDocsPerSec = float64(r.Centres) / d.Seconds()
 	r.StepGFLOPS = r.StepFLOPs / d.Seconds() / 1e9
 	e := interleaved(1, func(int) { b.Embed() }, minRuns, minTime, now)[0]
-	r.EmbedDocsPerS = float64(len(b.docs)) / e.Seconds()
+	r.EmbedDocsPerS = float64(len(b.New.IDs)) / e.Seconds()
 	return r, nil
 }

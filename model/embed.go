@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/gtformer/gtformer/tensor"
@@ -30,18 +31,40 @@ func (m *Model) Embed(in *Inputs, docs []int32, nbrs func(d int32) []int32, maxN
 	var first *firstLayer
 	if m.Cfg.Layers > 1 && !m.Cfg.NoGraph {
 		cache = m.NewCache(in.N)
-		pick := capNeighbors(nbrs, maxNbrs)
-		nbrDocs := neighborsOf(docs, pick)
+		sets := m.embedSets(docs, nbrs, maxNbrs)
 		// Every pass (own text, nested, centres) starts from the same
 		// first-layer rows: one store for all three.
-		sets := [][]int32{docs, nbrDocs}
-		if m.Cfg.NestedNeighbors() {
-			sets = append(sets, neighborsOf(nbrDocs, pick))
-		}
 		first = m.newFirstLayer(in, sets...)
-		m.refreshNeighbors(cache, in, nbrDocs, nbrs, maxNbrs, batch, first)
+		m.refreshNeighbors(cache, in, sets[1], nbrs, maxNbrs, batch, first)
 	}
 	return m.embedCached(in, docs, nbrs, maxNbrs, batch, cache, first)
+}
+
+// embedSets returns the documents Embed of docs encodes: docs, then the
+// neighbours they read (capped at maxNbrs) when the model reads any, then,
+// with nested neighbours, those neighbours' own neighbours.
+func (m *Model) embedSets(docs []int32, nbrs func(d int32) []int32, maxNbrs int) [][]int32 {
+	sets := [][]int32{docs}
+	if m.Cfg.Layers > 1 && !m.Cfg.NoGraph {
+		pick := capNeighbors(nbrs, maxNbrs)
+		sets = append(sets, neighborsOf(docs, pick))
+		if m.Cfg.NestedNeighbors() {
+			sets = append(sets, neighborsOf(sets[1], pick))
+		}
+	}
+	return sets
+}
+
+// EmbedReads returns the documents whose inputs Embed of docs reads (those
+// it encodes: docs and, through the graph, their neighbours capped at
+// maxNbrs and, with two hops, theirs), sorted and distinct.
+func (m *Model) EmbedReads(docs []int32, nbrs func(d int32) []int32, maxNbrs int) []int32 {
+	var all []int32
+	for _, s := range m.embedSets(docs, nbrs, maxNbrs) {
+		all = append(all, s...)
+	}
+	slices.Sort(all)
+	return slices.Compact(all)
 }
 
 // EmbedCached is Embed with the neighbours' per-layer [CLS] read from

@@ -92,7 +92,7 @@ func hopRows(in *Inputs, docs []int32) *tensor.Tensor {
 	w := in.HopWidth
 	t := tensor.New(len(docs), w)
 	for i, d := range docs {
-		copy(t.Data[i*w:(i+1)*w], in.Hop[int(d)*w:int(d+1)*w])
+		copy(t.Data[i*w:(i+1)*w], in.HopRow(d))
 	}
 	return t
 }
