@@ -81,6 +81,10 @@ type Options struct {
 	// Phases, when set, receives the time of the final embedding and of
 	// the scoring ("final embedding", "evaluation").
 	Phases *phases.Record
+	// Planted, for a corpus with a planted tree (the built-in one:
+	// synth.Truth.Leaf), is each document's planted leaf; Run then sets
+	// Topics.RecoveryNMI. Ignored unless it has one entry per document.
+	Planted []int32
 }
 
 func (o *Options) defaults() {
@@ -113,6 +117,11 @@ func Run(m *model.Model, g *corpus.Graph, s *corpus.Split, in *model.Inputs, opt
 	res.Test = Score(m, g, s, emb, opt.K)
 	res.Test.LogPerplexityCompletion = ptr(Completion(m, g, s, opt))
 	res.Topics = TopicQuality(m, g, s, emb, in.Len)
+	if len(opt.Planted) == g.NumDocs() {
+		if nmi := Recovery(m, emb, opt.Planted); !math.IsNaN(nmi) {
+			res.Topics.RecoveryNMI = &nmi
+		}
+	}
 	return res
 }
 

@@ -49,6 +49,10 @@ import (
 type Dataset struct {
 	Name string // folder name under OUT/runs and the name in the tables
 	Load func() (*corpus.Graph, *corpus.Split, error)
+	// Planted, for a corpus with a planted tree (the built-in one), is each
+	// document's planted leaf: every run's metrics then carry the
+	// recovery NMI (evaluate.Options.Planted).
+	Planted []int32
 }
 
 // Plan is an experiment: every dataset × variant × seed is one training run.
@@ -340,7 +344,7 @@ datasets:
 					continue datasets
 				}
 				began := time.Now()
-				met, resumed, err := p.runOne(ds.Name, g, s, v, seed, dir, want)
+				met, resumed, err := p.runOne(ds.Name, g, s, ds.Planted, v, seed, dir, want)
 				secs := time.Since(began).Seconds()
 				if err != nil {
 					fmt.Fprintf(logw, "%s %-8s %v\n", head, "failed", err)
@@ -411,7 +415,7 @@ func keyMetrics(m *outputs.Metrics) string {
 
 // runOne trains, evaluates and writes one run; resumed is the epoch its
 // checkpoint had reached (0: started afresh).
-func (p *Plan) runOne(dataset string, g *corpus.Graph, s *corpus.Split, v Variant, seed uint64, dir string, spec runSpec) (met *outputs.Metrics, resumed int, err error) {
+func (p *Plan) runOne(dataset string, g *corpus.Graph, s *corpus.Split, planted []int32, v Variant, seed uint64, dir string, spec runSpec) (met *outputs.Metrics, resumed int, err error) {
 	cfg, opt := p.settings(v, seed)
 	cfg.Vocab, cfg.NumLabels = len(g.Vocab), g.NumLabels()
 	if cfg.Supervised && g.Labels == nil {
@@ -463,7 +467,7 @@ func (p *Plan) runOne(dataset string, g *corpus.Graph, s *corpus.Split, v Varian
 		return nil, resumed, err
 	}
 	secs := time.Since(began).Seconds()
-	res := evaluate.Run(tr.Model, g, s, tr.In, evaluate.Options{MaxNbrs: opt.MaxNbrs, EmbedBatch: opt.EmbedBatch})
+	res := evaluate.Run(tr.Model, g, s, tr.In, evaluate.Options{MaxNbrs: opt.MaxNbrs, EmbedBatch: opt.EmbedBatch, Planted: planted})
 	out := outputs.Metrics{
 		Dataset: dataset, Seed: seed, Supervised: cfg.Supervised, Variant: v.Name,
 		Epochs: tr.State.Epoch, BLAS: tensor.BLASName(),

@@ -39,6 +39,18 @@ func TestEval(t *testing.T) {
 	if m.Test.KNN == nil || m.Test.AUC == nil || m.Topics.Count != 13 {
 		t.Errorf("metrics.json lacks test metrics or topics: %s", raw)
 	}
+	// The built-in corpus: eval.json's topics carry the hierarchy's
+	// measures and the planted tree's recovery, as training's metrics.json.
+	var all struct {
+		Topics map[string]any `json:"topics"`
+	}
+	if err := json.Unmarshal(raw, &all); err != nil {
+		t.Fatal(err)
+	}
+	checkTopicsMetrics(t, all.Topics, raw)
+	if !strings.Contains(stdout, "planted tree recovery: NMI ") {
+		t.Errorf("eval does not print the recovery:\n%s", stdout)
+	}
 	for _, args := range [][]string{{"eval"}, {"eval", "--model", dir, "extra"}, {"eval", "--model", dir, "--k", "0"}} {
 		if code, _, _ := runCmd(args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)

@@ -109,7 +109,7 @@ difference's sign holds.`)
 		allBuiltin = allBuiltin && path == ""
 		dd := d
 		dd.path = path
-		datasets = append(datasets, experiment.Dataset{Name: dsName, Load: func() (*corpus.Graph, *corpus.Split, error) {
+		datasets = append(datasets, experiment.Dataset{Name: dsName, Planted: dd.planted(), Load: func() (*corpus.Graph, *corpus.Split, error) {
 			g, err := dd.load()
 			if err != nil {
 				return nil, nil, err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,6 +50,22 @@ func TestExperimentBuiltin(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Error(err)
 		}
+	}
+	// The built-in corpus's runs carry the planted tree's recovery.
+	raw, err := os.ReadFile(filepath.Join(out, "runs/builtin/default/seed3/metrics.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var met struct {
+		Topics struct {
+			RecoveryNMI *float64 `json:"recovery_nmi"`
+		} `json:"topics"`
+	}
+	if err := json.Unmarshal(raw, &met); err != nil {
+		t.Fatal(err)
+	}
+	if r := met.Topics.RecoveryNMI; r == nil || *r < 0 || *r > 1 {
+		t.Errorf("experiment run on the built-in corpus: topics.recovery_nmi missing or outside [0, 1]: %s", raw)
 	}
 	md, err := os.ReadFile(filepath.Join(out, "results.md"))
 	if err != nil {

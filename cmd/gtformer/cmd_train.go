@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/gtformer/gtformer/corpus"
-	"github.com/gtformer/gtformer/corpus/synth"
 	"github.com/gtformer/gtformer/evaluate"
 	"github.com/gtformer/gtformer/internal/atomicfile"
 	"github.com/gtformer/gtformer/internal/phases"
@@ -250,7 +249,7 @@ the command that continues the run, and exits 130 (143 for SIGTERM).`)
 		}
 		return removeStale(*out, []string{outputs.ValidFile, outputs.TopicsTextFile}, log)
 	}
-	res := evaluate.Run(tr.Model, g, s, tr.In, evaluate.Options{MaxNbrs: opt.MaxNbrs, EmbedBatch: opt.EmbedBatch, Phases: ph})
+	res := evaluate.Run(tr.Model, g, s, tr.In, evaluate.Options{MaxNbrs: opt.MaxNbrs, EmbedBatch: opt.EmbedBatch, Phases: ph, Planted: d.planted()})
 	var dps float64
 	if n := len(tr.History); n > 0 {
 		dps = tr.History[n-1].DocsPerSec
@@ -261,14 +260,6 @@ the command that continues the run, and exits 130 (143 for SIGTERM).`)
 		BLAS: tensor.BLASName(), DocsPerSec: dps,
 	}
 	met.KeptEpoch, met.Valid = tr.Kept()
-	if d.path == "" {
-		// The built-in corpus knows its planted tree: how much of it the
-		// learned paths recover goes into metrics.json.
-		if _, truth, err := synth.Generate(synth.Default()); err == nil && len(truth.Leaf) == g.NumDocs() {
-			nmi := evaluate.Recovery(tr.Model, res.Emb, truth.Leaf)
-			res.Topics.RecoveryNMI = &nmi
-		}
-	}
 	stop = ph.Start("outputs")
 	err = outputs.Write(*out, tr.Model, opt.Seed, g, tr.In, res, met)
 	stop()
@@ -307,9 +298,6 @@ the command that continues the run, and exits 130 (143 for SIGTERM).`)
 		return err
 	}
 	printMetrics(stdout, res)
-	if r := res.Topics.RecoveryNMI; r != nil {
-		fmt.Fprintf(stdout, "planted tree recovery: NMI %.3f between planted leaves and learned paths (soft: paths drawn from each document's π)\n", *r)
-	}
 	fmt.Fprintf(stdout, "outputs in %s (%.0f s of training)\n", *out, secs)
 	return nil
 }
@@ -362,6 +350,9 @@ func printMetrics(w io.Writer, res *evaluate.Result) {
 		tq.Count, tq.Depth, tq.PerLevel, tq.NPMI, tq.NPMIRef, tq.Diversity)
 	fmt.Fprintf(w, "hierarchy: level share %.2f  specialization %.2f  NPMI per level %.3f  diversity per level %.2f  PCC %s  PCD %s  SD %s  PnCD %s\n",
 		tq.LevelShare, tq.Specialization, tq.NPMIPerLevel, tq.DiversityPerLevel, f(tq.PCC), f(tq.PCD), f(tq.SD), f(tq.PnCD))
+	if r := tq.RecoveryNMI; r != nil {
+		fmt.Fprintf(w, "planted tree recovery: NMI %.3f between planted leaves and learned paths (soft: paths drawn from each document's π)\n", *r)
+	}
 }
 
 // ValidReport is valid.json: what a --valid-only run measured, without

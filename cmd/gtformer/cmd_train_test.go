@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -50,7 +51,7 @@ func TestTrainBuiltinEndToEnd(t *testing.T) {
 	if !strings.HasPrefix(out, string(txt)) || !strings.HasPrefix(out, "0 L0 (") {
 		t.Errorf("stdout does not start with the tree of topics.txt:\n%s", out)
 	}
-	for _, want := range []string{"\ntest: kNN Micro-F1 ", "link AUC ", "log-perplexity ", "\ntopics: ", "outputs in " + dir} {
+	for _, want := range []string{"\ntest: kNN Micro-F1 ", "link AUC ", "log-perplexity ", "\ntopics: ", "\nhierarchy: level share ", "\nplanted tree recovery: NMI ", "outputs in " + dir} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
@@ -88,11 +89,7 @@ func TestTrainBuiltinEndToEnd(t *testing.T) {
 	if f1 := met.Test["knn_micro_f1"]; f1 < 60 {
 		t.Errorf("kNN Micro-F1 %.1f on the built-in corpus", f1)
 	}
-	for _, k := range []string{"count", "depth", "npmi", "diversity"} {
-		if _, ok := met.Topics[k]; !ok {
-			t.Errorf("metrics.json topics lacks %s", k)
-		}
-	}
+	checkTopicsMetrics(t, met.Topics, raw)
 	pts, shape, err := npy.ReadAs[float32](filepath.Join(dir, "doc_embeddings.npy"))
 	if err != nil || !slices.Equal(shape, []int{1500, 17}) {
 		t.Fatalf("doc_embeddings.npy: shape %v, %v", shape, err)
@@ -197,4 +194,57 @@ func withoutPhases(t *testing.T, raw []byte) string {
 		t.Fatal(err)
 	}
 	return string(out)
+}
+
+// checkTopicsMetrics checks metrics.json's "topics" of a run on the built-in
+// corpus (issue 15): the overall NPMI and diversity, the hierarchy's
+// measures (level_share a list of fractions, root first, summing to 1;
+// specialization, NPMI and diversity per level, one per level; pcc, pcd,
+// sd, pncd) and the planted tree's recovery NMI, each a number in range.
+func checkTopicsMetrics(t *testing.T, topics map[string]any, raw []byte) {
+	t.Helper()
+	depth, ok := topics["depth"].(float64)
+	if !ok || depth < 2 {
+		t.Fatalf("metrics.json topics.depth %v: %s", topics["depth"], raw)
+	}
+	fraction := func(k string, v any, lo float64) {
+		if x, ok := v.(float64); !ok || x < lo || x > 1 {
+			t.Errorf("metrics.json topics.%s = %v, want a number in [%g, 1]", k, v, lo)
+		}
+	}
+	for _, k := range []string{"count", "npmi_reference"} {
+		if _, ok := topics[k]; !ok {
+			t.Errorf("metrics.json topics lacks %s", k)
+		}
+	}
+	for _, k := range []string{"npmi", "pcc"} { // NPMI-based: in [−1, 1]
+		fraction(k, topics[k], -1)
+	}
+	for _, k := range []string{"diversity", "pcd", "sd", "pncd", "recovery_nmi"} {
+		fraction(k, topics[k], 0)
+	}
+	for _, k := range []string{"level_share", "specialization", "npmi_per_level", "diversity_per_level"} {
+		list, ok := topics[k].([]any)
+		if !ok || len(list) != int(depth) {
+			t.Errorf("metrics.json topics.%s = %v, want a list of %v numbers (one per level, root first)", k, topics[k], depth)
+			continue
+		}
+		lo := 0.0
+		if k == "npmi_per_level" {
+			lo = -1
+		}
+		for i, v := range list {
+			fraction(fmt.Sprintf("%s[%d]", k, i), v, lo)
+		}
+	}
+	if list, ok := topics["level_share"].([]any); ok {
+		var sum float64
+		for _, v := range list {
+			x, _ := v.(float64)
+			sum += x
+		}
+		if math.Abs(sum-1) > 1e-6 {
+			t.Errorf("metrics.json topics.level_share %v sums to %.9f, want 1", list, sum)
+		}
+	}
 }

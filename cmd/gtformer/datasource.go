@@ -181,6 +181,20 @@ func loadGraph(path string, opt corpus.LoadOptions) (*corpus.Graph, error) {
 	return g, nil
 }
 
+// planted returns each document's planted leaf when the corpus is the
+// built-in one (its generator knows the tree it planted), for
+// evaluate.Options.Planted; nil for a corpus given by --data.
+func (d *dataFlags) planted() []int32 {
+	if d.path != "" {
+		return nil
+	}
+	_, truth, err := synth.Generate(synth.Default())
+	if err != nil {
+		return nil // builtinCorpus, which loaded the corpus, reported it
+	}
+	return truth.Leaf
+}
+
 // builtinCorpus is the corpus used when no --data is given: the synthetic
 // corpus of synth.Default, a planted topic tree (same seed, same corpus).
 func builtinCorpus() (*corpus.Graph, error) {
