@@ -2,15 +2,21 @@
 // throughput and the throughput of one transformer layer's training step
 // (forward + backward), both in GFLOP/s, and their ratio — how much of the
 // BLAS peak a real model step keeps — for the BLAS path in use and, in the
-// same run, for every other path this machine has (tensor.BLASPaths).
+// same run, for every other path this machine has (tensor.BLASPaths); and,
+// on the path in use, the whole GTFormer's training step (default
+// configuration, on a synthetic corpus shaped like Cora ML) in GFLOP/s and
+// as a ratio to the same run's sgemm, and the rate of embedding new
+// documents in documents per second.
 package bench
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"slices"
 	"time"
 
+	"github.com/gtformer/gtformer/model"
 	"github.com/gtformer/gtformer/nn"
 	"github.com/gtformer/gtformer/tensor"
 )
@@ -77,7 +83,8 @@ func (l *Layer) Step() {
 	l.Tape.BackwardWith(y, l.seed)
 }
 
-// Result is one measurement.
+// Result is one measurement. Step and Ratio are the single layer's; the
+// Model fields are the whole model's (Options.Model, model.Default()).
 type Result struct {
 	BLAS        string  `json:"blas"`        // the path in use (tensor.BLASName)
 	BLASSource  string  `json:"blas_source"` // where it came from (tensor.BLASSource)
@@ -90,6 +97,13 @@ type Result struct {
 	// in the same run (interleaved, so that load on the machine falls on
 	// all alike).
 	Paths []PathResult `json:"paths"`
+
+	// The whole model's figures (Options.Model, model.Default()), on the
+	// path in use; ModelStepRatio is ModelStepGFLOPS / SgemmGFLOPS.
+	ModelStepDocsPerSec float64 `json:"model_step_docs_per_s"`
+	ModelStepGFLOPS     float64 `json:"model_step_gflops"`
+	ModelStepRatio      float64 `json:"model_step_ratio"`
+	EmbedDocsPerSec     float64 `json:"embed_docs_per_s"`
 }
 
 // PathResult is one BLAS path's measurement; the ratios are to the path in
@@ -186,10 +200,15 @@ type Options struct {
 	// hardly depend on other load on the machine, so paths and kernels can
 	// be compared on a busy machine (Linux only).
 	OneCore bool
+	// Model, when not nil, is the synthetic corpus on which the default
+	// model's training step and embedding are measured (on the path in
+	// use only; DefaultModelSetup is the one bench reports).
+	Model *ModelSetup
 }
 
 // Run measures sgemm at 1024³ and the default layer step on the BLAS paths
-// of o and leaves the path in use as it found it.
+// of o, then the default model on o.Model, and leaves the path in use as it
+// found it.
 func Run(o Options) (Result, error) {
 	active := tensor.BLASName()
 	r := Result{BLAS: active, BLASSource: tensor.BLASSource(), OneCore: o.OneCore}
@@ -242,5 +261,17 @@ func Run(o Options) (Result, error) {
 		r.Paths[i].SgemmRatio = r.Paths[i].SgemmGFLOPS / r.SgemmGFLOPS
 		r.Paths[i].StepRatio = r.Paths[i].StepGFLOPS / r.StepGFLOPS
 	}
+	if o.Model == nil {
+		return r, nil
+	}
+	if err := tensor.UseBLAS(active); err != nil {
+		return r, err
+	}
+	m, err := modelRun(model.Default(), *o.Model, o.MinRuns, o.MinTime, now)
+	if err != nil {
+		return r, fmt.Errorf("model benchmark: %w", err)
+	}
+	r.ModelStepDocsPerSec, r.ModelStepGFLOPS, r.EmbedDocsPerSec = m.StepDocsPerSec, m.StepGFLOPS, m.EmbedDocsPerS
+	r.ModelStepRatio = m.StepGFLOPS / r.SgemmGFLOPS
 	return r, nil
 }

@@ -65,6 +65,9 @@ type Index struct {
 
 	rankOnce []sync.Once
 	ranked   [][]int32 // per topic row: documents by θ_t descending (at most MaxRanked)
+
+	knownOnce sync.Once
+	known     *model.KnownCorpus
 }
 
 // Info describes the model and corpus (GET /v1/info).
@@ -267,6 +270,13 @@ func (ix *Index) Info() Info { return ix.info }
 // Model and Graph return what the index was built from (read-only).
 func (ix *Index) Model() *model.Model  { return ix.m }
 func (ix *Index) Graph() *corpus.Graph { return ix.g }
+
+// Known is the corpus prepared for embedding new documents against it
+// (model.EmbedNewIn), its hop features propagated once, on first use.
+func (ix *Index) Known() *model.KnownCorpus {
+	ix.knownOnce.Do(func() { ix.known = ix.m.NewKnownCorpus(ix.g) })
+	return ix.known
+}
 
 // Tree is the topic tree (GET /v1/tree): every topic in breadth-first
 // order.

@@ -239,6 +239,79 @@ func Propagate(z0 []float32, m, hops int, nbrs func(d int32) []int32) []float32 
 	return out
 }
 
+// PropagateNear returns the rows Propagate gives the documents docs of a
+// graph that extends a base graph by new documents, recomputing only what
+// the new documents change: (len(docs), (hops+1)·m), rows in docs' order.
+//
+// base is Propagate's output over the base graph, whose documents are
+// 0..known-1; documents known.. are new, with Z₀ rows z0New
+// ((N−known), m). nbrs lists the extended graph's neighbours, every link
+// added to the base graph having a new end (as new documents' links do),
+// in the order Propagate would read them. A known document's Z_k depends
+// only on the documents within k links of it, so its row is base's unless
+// a new document is that close; every other row needed is recomputed with
+// HopStep from the same rows in the same order, so the result equals
+// Propagate over the extended graph bit for bit. The work grows with the
+// hops-neighbourhoods of docs and of the new documents, not with the
+// corpus.
+func PropagateNear(base []float32, known int, z0New []float32, m, hops int, nbrs func(d int32) []int32, docs []int32) []float32 {
+	w := (hops + 1) * m
+	// near[d] = the fewest links from d to a new document, for the
+	// documents within hops links of one.
+	near := map[int32]int{}
+	var front []int32
+	for d := range int32(len(z0New) / m) {
+		near[int32(known)+d] = 0
+		front = append(front, int32(known)+d)
+	}
+	for k := 1; k <= hops && len(front) > 0; k++ {
+		var next []int32
+		for _, d := range front {
+			for _, n := range nbrs(d) {
+				if _, ok := near[n]; !ok {
+					near[n] = k
+					next = append(next, n)
+				}
+			}
+		}
+		front = next
+	}
+	memo := map[int64][]float32{}
+	acc := make([]float64, m)
+	var row func(d int32, k int) []float32
+	row = func(d int32, k int) []float32 {
+		if int(d) >= known {
+			if k == 0 {
+				i := int(d) - known
+				return z0New[i*m : (i+1)*m]
+			}
+		} else if dist, ok := near[d]; !ok || dist > k {
+			return base[int(d)*w+k*m : int(d)*w+(k+1)*m]
+		}
+		key := int64(d)*int64(hops+1) + int64(k)
+		if r, ok := memo[key]; ok {
+			return r
+		}
+		self := row(d, k-1)
+		ns := nbrs(d)
+		in := make([][]float32, len(ns)) // its own: row recurses
+		for i, n := range ns {
+			in[i] = row(n, k-1)
+		}
+		r := make([]float32, m)
+		HopStep(r, acc, self, in)
+		memo[key] = r
+		return r
+	}
+	out := make([]float32, len(docs)*w)
+	for i, d := range docs {
+		for k := 0; k <= hops; k++ {
+			copy(out[i*w+k*m:i*w+(k+1)*m], row(d, k))
+		}
+	}
+	return out
+}
+
 // HopStep writes one document's Z_k into dst from Z_{k−1} of the document
 // itself (self) and of its neighbours (nbrs, in neighbour-list order):
 // their sum, accumulated in float64 in that order, normalised (the mean's

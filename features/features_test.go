@@ -3,6 +3,7 @@ package features
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -234,5 +235,77 @@ func TestPadded(t *testing.T) {
 				t.Fatalf("row %d column %d: %g, want %g", i, j, got[i*7+j], w)
 			}
 		}
+	}
+}
+
+// TestPropagateNear: the rows PropagateNear gives equal Propagate's over
+// the extended graph bit for bit. The base graph is a path 0-1-…-9 with a
+// chord 2-6 and an isolated document 9 (links undirected, lists sorted, as
+// corpus.Graph keeps them); random Z₀ rows, three hops.
+func TestPropagateNear(t *testing.T) {
+	const known, m, hops = 10, 3, 3
+	base := [][2]int32{{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 6}, {6, 7}, {7, 8}, {2, 6}}
+	lists := func(n int, links [][2]int32) [][]int32 {
+		l := make([][]int32, n)
+		for _, p := range links {
+			l[p[0]] = append(l[p[0]], p[1])
+			l[p[1]] = append(l[p[1]], p[0])
+		}
+		for _, r := range l {
+			slices.Sort(r)
+		}
+		return l
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	rows := func(n int) []float32 {
+		z := make([]float32, n*m)
+		for i := range z {
+			z[i] = float32(rng.NormFloat64())
+		}
+		return z
+	}
+	for _, tc := range []struct {
+		name  string
+		added int        // new documents 10, 11, …
+		links [][2]int32 // each with a new end
+	}{
+		{"one new document linked to a corpus document", 1, [][2]int32{{10, 0}}},
+		{"a new document links to another new one", 2, [][2]int32{{10, 4}, {11, 10}}},
+		{"a new document without links", 1, nil},
+		{"a new document reaches the chord", 1, [][2]int32{{10, 6}, {10, 8}}},
+		{"a new document links to the isolated one", 1, [][2]int32{{10, 9}}},
+		{"mixed: linked, chained, unlinked", 4, [][2]int32{{10, 3}, {11, 10}, {12, 11}, {10, 7}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := known + tc.added
+			z0 := rows(n)
+			bl := lists(known, base)
+			el := lists(n, append(slices.Clone(base), tc.links...))
+			want := Propagate(z0, m, hops, func(d int32) []int32 { return el[d] })
+			baseF := Propagate(z0[:known*m], m, hops, func(d int32) []int32 { return bl[d] })
+			all := make([]int32, n)
+			for i := range all {
+				all[i] = int32(i)
+			}
+			// every document, and a subset in another order
+			for _, docs := range [][]int32{all, {int32(n - 1), 5, 0, 2}} {
+				got := PropagateNear(baseF, known, z0[known*m:], m, hops, func(d int32) []int32 { return el[d] }, docs)
+				w := (hops + 1) * m
+				for i, d := range docs {
+					if !slices.Equal(got[i*w:(i+1)*w], want[int(d)*w:int(d+1)*w]) {
+						t.Errorf("document %d: %v, want %v", d, got[i*w:(i+1)*w], want[int(d)*w:int(d+1)*w])
+					}
+				}
+			}
+			// A known document within hops links of a new one changes (the
+			// links are undirected): the check above is not vacuous.
+			if len(tc.links) > 0 {
+				c := tc.links[0][1]
+				w := (hops + 1) * m
+				if slices.Equal(baseF[int(c)*w:int(c+1)*w], want[int(c)*w:int(c+1)*w]) {
+					t.Errorf("document %d linked by a new one kept its base features", c)
+				}
+			}
+		})
 	}
 }

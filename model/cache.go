@@ -20,6 +20,10 @@ import (
 type Cache struct {
 	N, Width, Layers int
 	Data             []float32
+	// Builds counts the refreshes that filled it (Refresh or
+	// RefreshNeighbors calls), so that the trainer's test can check that an
+	// epoch builds it once.
+	Builds int
 }
 
 // NewCache returns a zero cache for n documents.
@@ -43,16 +47,23 @@ func (c *Cache) rows(tp *tensor.Tape, l int, docs []int32) *tensor.Tensor {
 // gradient, no dropout) in batches of batch documents and stores their
 // per-layer [CLS].
 func (m *Model) Refresh(c *Cache, in *Inputs, docs []int32, batch int) {
+	m.refresh(c, in, docs, batch, nil)
+}
+
+// refresh is Refresh keeping and reusing the first layer's rows through
+// first (nil: none).
+func (m *Model) refresh(c *Cache, in *Inputs, docs []int32, batch int, first *firstLayer) {
 	if c.Layers == 0 || m.Cfg.NoGraph {
 		return
 	}
+	c.Builds++
 	tp := tensor.NewTape()
 	tp.NoGrad = true
 	bar := m.bar("encode own text", len(docs))
 	for lo := 0; lo < len(docs); lo += batch {
 		part := docs[lo:min(lo+batch, len(docs))]
 		tp.Reset()
-		c.store(part, m.ownStream(tp, in, part))
+		c.store(part, m.ownStream(tp, in, part, first))
 		bar.Add(int64(len(part)))
 	}
 	bar.Finish()
@@ -64,6 +75,13 @@ func (m *Model) Refresh(c *Cache, in *Inputs, docs []int32, batch int) {
 // neighbours' [CLS] after layer 1 only, reaches one hop either way.
 func (c *Config) NestedNeighbors() bool { return c.Hops >= 2 && c.Layers >= 3 && !c.NoGraph }
 
+// CacheReadsTopics reports whether the neighbour cache depends on the topic
+// side (tree, topic points, σ): with two hops the nested pass feeds layers
+// 2..L-1 the tree embedding e_i, so a tree update or a new topic start
+// makes the cache stale; with one hop, or without the tree embedding, it
+// holds what the text and the graph give and survives them.
+func (c *Config) CacheReadsTopics() bool { return c.NestedNeighbors() && !c.NoTree }
+
 // RefreshNeighbors fills c for docs, the documents that centres will read
 // as neighbours. With one hop that is Refresh: their own-text [CLS]. With
 // two, each of docs is first encoded as a centre over its own neighbours
@@ -72,14 +90,29 @@ func (c *Config) NestedNeighbors() bool { return c.Hops >= 2 && c.Layers >= 3 &&
 // layers 1..L-1. A centre that reads c then aggregates over neighbours that
 // have aggregated over theirs: two hops of the graph at the cost of one
 // extra pass over docs.
+//
+// Both passes start each document from the same first-layer rows, kept
+// from its first encoding (firstLayer) when they fit the budget.
 func (m *Model) RefreshNeighbors(c *Cache, in *Inputs, docs []int32, nbrs func(d int32) []int32, maxNbrs, batch int) {
+	m.refreshNeighbors(c, in, docs, nbrs, maxNbrs, batch, nil)
+}
+
+// refreshNeighbors is RefreshNeighbors with the first layer's rows kept in
+// first, which Embed passes on to its centre pass; nil: a store of its own
+// when the refresh has two passes.
+func (m *Model) refreshNeighbors(c *Cache, in *Inputs, docs []int32, nbrs func(d int32) []int32, maxNbrs, batch int, first *firstLayer) {
 	if !m.Cfg.NestedNeighbors() {
-		m.Refresh(c, in, docs, batch)
+		m.refresh(c, in, docs, batch, first)
 		return
 	}
+	c.Builds++
 	own := m.NewCache(c.N)
-	m.Refresh(own, in, neighborsOf(docs, capNeighbors(nbrs, maxNbrs)), batch)
-	m.NestedStates(own, in, docs, nbrs, maxNbrs, batch, c)
+	nbrDocs := neighborsOf(docs, capNeighbors(nbrs, maxNbrs))
+	if first == nil {
+		first = m.newFirstLayer(in, nbrDocs, docs)
+	}
+	m.refresh(own, in, nbrDocs, batch, first)
+	m.nestedStates(own, in, docs, nbrs, maxNbrs, batch, c, first)
 }
 
 // NestedStates encodes docs as centres over their neighbours (nbrs, capped
@@ -91,6 +124,12 @@ func (m *Model) RefreshNeighbors(c *Cache, in *Inputs, docs []int32, nbrs func(d
 // output to reach a hop further. No-op for a model that reads no
 // neighbours (one layer, or NoGraph).
 func (m *Model) NestedStates(src *Cache, in *Inputs, docs []int32, nbrs func(d int32) []int32, maxNbrs, batch int, dst *Cache) {
+	m.nestedStates(src, in, docs, nbrs, maxNbrs, batch, dst, nil)
+}
+
+// nestedStates is NestedStates starting each centre from its first-layer
+// rows in first (nil: computed).
+func (m *Model) nestedStates(src *Cache, in *Inputs, docs []int32, nbrs func(d int32) []int32, maxNbrs, batch int, dst *Cache, first *firstLayer) {
 	if m.Cfg.Layers < 2 || m.Cfg.NoGraph {
 		return
 	}
@@ -101,7 +140,9 @@ func (m *Model) NestedStates(src *Cache, in *Inputs, docs []int32, nbrs func(d i
 	for lo := 0; lo < len(docs); lo += batch {
 		part := docs[lo:min(lo+batch, len(docs))]
 		tp.Reset()
-		dst.store(part, m.forward(tp, in, part, neighborSlots(part, pick), src).CLS)
+		ctx := m.newCentreContext(tp, in, neighborSlots(part, pick), src)
+		_, cls := m.encode(tp, m.layoutTokens(in, part), ctx, true, first)
+		dst.store(part, cls)
 		bar.Add(int64(len(part)))
 	}
 	bar.Finish()

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/gtformer/gtformer/tensor"
@@ -27,11 +28,43 @@ type Embeddings struct {
 // full nesting exactly (no dropout at inference).
 func (m *Model) Embed(in *Inputs, docs []int32, nbrs func(d int32) []int32, maxNbrs, batch int) *Embeddings {
 	var cache *Cache
+	var first *firstLayer
 	if m.Cfg.Layers > 1 && !m.Cfg.NoGraph {
 		cache = m.NewCache(in.N)
-		m.RefreshNeighbors(cache, in, neighborsOf(docs, capNeighbors(nbrs, maxNbrs)), nbrs, maxNbrs, batch)
+		sets := m.embedSets(docs, nbrs, maxNbrs)
+		// Every pass (own text, nested, centres) starts from the same
+		// first-layer rows: one store for all three.
+		first = m.newFirstLayer(in, sets...)
+		m.refreshNeighbors(cache, in, sets[1], nbrs, maxNbrs, batch, first)
 	}
-	return m.EmbedCached(in, docs, nbrs, maxNbrs, batch, cache)
+	return m.embedCached(in, docs, nbrs, maxNbrs, batch, cache, first)
+}
+
+// embedSets returns the documents Embed of docs encodes: docs, then the
+// neighbours they read (capped at maxNbrs) when the model reads any, then,
+// with nested neighbours, those neighbours' own neighbours.
+func (m *Model) embedSets(docs []int32, nbrs func(d int32) []int32, maxNbrs int) [][]int32 {
+	sets := [][]int32{docs}
+	if m.Cfg.Layers > 1 && !m.Cfg.NoGraph {
+		pick := capNeighbors(nbrs, maxNbrs)
+		sets = append(sets, neighborsOf(docs, pick))
+		if m.Cfg.NestedNeighbors() {
+			sets = append(sets, neighborsOf(sets[1], pick))
+		}
+	}
+	return sets
+}
+
+// EmbedReads returns the documents whose inputs Embed of docs reads (those
+// it encodes: docs and, through the graph, their neighbours capped at
+// maxNbrs and, with two hops, theirs), sorted and distinct.
+func (m *Model) EmbedReads(docs []int32, nbrs func(d int32) []int32, maxNbrs int) []int32 {
+	var all []int32
+	for _, s := range m.embedSets(docs, nbrs, maxNbrs) {
+		all = append(all, s...)
+	}
+	slices.Sort(all)
+	return slices.Compact(all)
 }
 
 // EmbedCached is Embed with the neighbours' per-layer [CLS] read from
@@ -40,6 +73,12 @@ func (m *Model) Embed(in *Inputs, docs []int32, nbrs func(d int32) []int32, maxN
 // documents that docs aggregate over. The trainer's validation uses it to
 // embed through the cache that the next epoch then reuses.
 func (m *Model) EmbedCached(in *Inputs, docs []int32, nbrs func(d int32) []int32, maxNbrs, batch int, cache *Cache) *Embeddings {
+	return m.embedCached(in, docs, nbrs, maxNbrs, batch, cache, nil)
+}
+
+// embedCached is EmbedCached starting from the first-layer rows kept in
+// first (nil: none).
+func (m *Model) embedCached(in *Inputs, docs []int32, nbrs func(d int32) []int32, maxNbrs, batch int, cache *Cache, first *firstLayer) *Embeddings {
 	if cache == nil && m.Cfg.Layers > 1 && !m.Cfg.NoGraph {
 		panic("model: EmbedCached: the model reads its neighbours from a cache, and none was given")
 	}
@@ -61,7 +100,7 @@ func (m *Model) EmbedCached(in *Inputs, docs []int32, nbrs func(d int32) []int32
 	for lo := 0; lo < len(docs); lo += batch {
 		part := docs[lo:min(lo+batch, len(docs))]
 		tp.Reset()
-		out := m.forward(tp, in, part, neighborSlots(part, pick), cache)
+		out := m.forwardFirst(tp, in, part, neighborSlots(part, pick), cache, first)
 		copy(e.Points[lo*(n+1):], out.Points.Data)
 		copy(e.Tangent[lo*n:], out.Tangent.Data)
 		copy(e.Theta[lo*T:], out.Theta.Data)

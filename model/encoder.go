@@ -8,16 +8,25 @@ import (
 	"github.com/gtformer/gtformer/tensor"
 )
 
-// batchTokens lays out the token ids of docs as a padded (B, 1+Tm) grid:
-// column 0 is [CLS], columns 1..Tm the words, padded with the [CLS] id and
-// masked. Tm ≥ 1 so that the word block is never empty.
+// batchTokens lays out the token ids of docs packed row after row, without
+// padding: document b owns rows off[b]..off[b+1], its [CLS] first (row
+// off[b] = cls[b]), then its words. Attention runs over each document's
+// own rows (tensor.PackedAttention).
+//
+// With Model.pad (the equivalence test only) every document is instead
+// padded to the batch's longest, Tm ≥ 1 words, with the [CLS] id, and mask
+// marks the real rows: the padded grid the packed layout replaced.
 type batchTokens struct {
-	B, Tm  int
-	words  []int32 // (B*Tm) word ids, padding = cls id
-	pos    []int32 // (B*Tm) position ids 1..Tm
-	mask   []bool  // (B*(1+Tm)) true for real tokens ([CLS] included)
-	clsIDs []int32 // (B) the [CLS] id
-	zeros  []int32 // (B) position 0
+	B       int
+	docs    []int32 // (B) the documents
+	off     []int   // (B+1) row offsets
+	cls     []int32 // (B) the [CLS] rows
+	mask    []bool  // (R) real rows; nil when packed (every row is real)
+	clsIDs  []int32 // (B) the [CLS] id
+	zeros   []int32 // (B) position 0
+	words   []int32 // (W) word ids (padding = [CLS] id)
+	pos     []int32 // (W) position ids 1..len
+	wordOff []int   // (B+1) document b's words are words[wordOff[b]:wordOff[b+1]]
 	// bag: the documents' tf-idf rows in CSR form, for bagEmbed
 	bagPtr []int64
 	bagIdx []int32
@@ -27,31 +36,42 @@ type batchTokens struct {
 }
 
 func (m *Model) layoutTokens(in *Inputs, docs []int32) *batchTokens {
-	bt := &batchTokens{B: len(docs), Tm: 1}
+	bt := &batchTokens{B: len(docs), docs: docs}
+	tm := 1
 	for _, d := range docs {
-		bt.Tm = max(bt.Tm, len(in.Tokens(int(d))))
+		tm = max(tm, len(in.Tokens(int(d))))
 	}
-	cls := int32(m.Cfg.Vocab)
-	T := 1 + bt.Tm
-	bt.words = make([]int32, bt.B*bt.Tm)
-	bt.pos = make([]int32, bt.B*bt.Tm)
-	bt.mask = make([]bool, bt.B*T)
+	clsID := int32(m.Cfg.Vocab)
+	bt.off = make([]int, 1, bt.B+1)
+	bt.wordOff = make([]int, 1, bt.B+1)
+	bt.cls = make([]int32, bt.B)
 	bt.clsIDs = make([]int32, bt.B)
 	bt.zeros = make([]int32, bt.B)
 	bt.bagPtr = make([]int64, 1, bt.B+1)
 	for b, d := range docs {
 		toks := in.Tokens(int(d))
-		bt.clsIDs[b] = cls
-		bt.mask[b*T] = true
-		for j := 0; j < bt.Tm; j++ {
-			bt.pos[b*bt.Tm+j] = int32(j + 1)
+		n := len(toks)
+		if m.pad {
+			n = tm
+		}
+		bt.cls[b] = int32(bt.off[b])
+		bt.clsIDs[b] = clsID
+		if m.pad {
+			bt.mask = append(bt.mask, true)
+		}
+		for j := range n {
 			if j < len(toks) {
-				bt.words[b*bt.Tm+j] = toks[j]
-				bt.mask[b*T+1+j] = true
+				bt.words = append(bt.words, toks[j])
 			} else {
-				bt.words[b*bt.Tm+j] = cls
+				bt.words = append(bt.words, clsID)
+			}
+			bt.pos = append(bt.pos, int32(j+1))
+			if m.pad {
+				bt.mask = append(bt.mask, j < len(toks))
 			}
 		}
+		bt.off = append(bt.off, bt.off[b]+1+n)
+		bt.wordOff = append(bt.wordOff, len(bt.words))
 		lo, hi := in.BowPtr[d], in.BowPtr[d+1]
 		bt.bagIdx = append(bt.bagIdx, in.BowWord[lo:hi]...)
 		bt.bagW = append(bt.bagW, in.TfIdf[lo:hi]...)
@@ -72,16 +92,15 @@ func hopRows(in *Inputs, docs []int32) *tensor.Tensor {
 	w := in.HopWidth
 	t := tensor.New(len(docs), w)
 	for i, d := range docs {
-		copy(t.Data[i*w:(i+1)*w], in.Hop[int(d)*w:int(d+1)*w])
+		copy(t.Data[i*w:(i+1)*w], in.HopRow(d))
 	}
 	return t
 }
 
-// embed returns the input token grid X (B, 1+Tm, n): [CLS] + position 0 (+
-// the tf-idf bag projection), then word + position embeddings; LayerNorm and
-// dropout as in BERT.
+// embed returns the packed input rows X (R, n): per document its [CLS] +
+// position 0 (+ the tf-idf bag projection, + the hop features), then its
+// word + position embeddings; LayerNorm and dropout as in BERT.
 func (m *Model) embed(tp *tensor.Tape, bt *batchTokens) *tensor.Tensor {
-	n := m.Cfg.Width
 	cls := tp.Add(m.Tok.Forward(tp, bt.clsIDs), m.Pos.Forward(tp, bt.zeros)) // (B,n)
 	if m.Feat != nil {
 		cls = tp.Add(cls, bagEmbed(tp, m.Feat, bt.bagPtr, bt.bagIdx, bt.bagW))
@@ -89,8 +108,8 @@ func (m *Model) embed(tp *tensor.Tape, bt *batchTokens) *tensor.Tensor {
 	if m.HopIn != nil {
 		cls = tp.Add(cls, tp.MatMul(bt.hop, m.HopIn, false, false))
 	}
-	words := tp.Add(m.Tok.Forward(tp, bt.words), m.Pos.Forward(tp, bt.pos)) // (B*Tm,n)
-	x := tp.Concat(1, tp.Reshape(cls, bt.B, 1, n), tp.Reshape(words, bt.B, bt.Tm, n))
+	words := tp.Add(m.Tok.Forward(tp, bt.words), m.Pos.Forward(tp, bt.pos)) // (W,n)
+	x := tp.Interleave(cls, words, tp.UniformOffsets(bt.B, 1), bt.wordOff)
 	x = m.EmbLN.Forward(tp, x)
 	if m.Cfg.Dropout > 0 && !tp.NoGrad {
 		x = tp.Dropout(x, m.Cfg.Dropout, m.rng)
@@ -98,23 +117,227 @@ func (m *Model) embed(tp *tensor.Tape, bt *batchTokens) *tensor.Tensor {
 	return x
 }
 
-// clsOf returns the [CLS] rows of H (B,T,n) as (B,n).
-func clsOf(tp *tensor.Tape, h *tensor.Tensor) *tensor.Tensor {
-	b, t, n := h.Shape[0], h.Shape[1], h.Shape[2]
-	parts := tp.Split(h, 1, 1, t-1)
-	return tp.Reshape(parts[0], b, n)
+// centreContext is what layers 2..L of a centre pass read besides the
+// tokens: the scale s and 1/s, the topic points z, zh and log_o z, and the
+// neighbours' [CLS] per layer 1..L-1 (unscaled) for the distinct
+// neighbours nbrDocs, slot i of the batch's neighbours reading row
+// nbrWhere[i].
+type centreContext struct {
+	s, sInv, z, zh, logZ *tensor.Tensor
+	nb                   Neighbors
+	nbrCLS               []*tensor.Tensor // per layer 1..L-1: (U, n)
+	nbrWhere             []int32          // (B*K) rows of nbrCLS
 }
 
-// extraMask prepends p always-true keys to each row of a (B,T) mask.
-func extraMask(mask []bool, b, t, p int) []bool {
-	out := make([]bool, b*(p+t))
-	for r := 0; r < b; r++ {
-		for j := 0; j < p; j++ {
-			out[r*(p+t)+j] = true
+// newCentreContext prepares a centre pass over neighbours nb: their
+// per-layer [CLS] come from cache when it is non-nil (no gradient through
+// them) and otherwise from encoding them in the same pass (full nesting),
+// each distinct neighbour once.
+func (m *Model) newCentreContext(tp *tensor.Tape, in *Inputs, nb Neighbors, cache *Cache) *centreContext {
+	ctx := &centreContext{nb: nb}
+	ctx.s = expScalar(tp, m.LogScale, 1)
+	ctx.sInv = expScalar(tp, m.LogScale, -1)
+	ctx.z, ctx.zh = m.Topics.Embeddings(tp)
+	ctx.logZ = m.M.LogO(tp, ctx.z) // (T,n)
+	if m.Cfg.Layers > 1 && !m.Cfg.NoGraph {
+		var uniq []int32
+		uniq, ctx.nbrWhere = uniqueDocs(nb.Docs)
+		if cache != nil {
+			for l := 0; l < m.Cfg.Layers-1; l++ {
+				ctx.nbrCLS = append(ctx.nbrCLS, cache.rows(tp, l, uniq))
+			}
+		} else {
+			ctx.nbrCLS = m.ownStream(tp, in, uniq, nil)
 		}
-		copy(out[r*(p+t)+p:], mask[r*t:(r+1)*t])
 	}
-	return out
+	return ctx
+}
+
+// encode runs the layers over the packed batch bt and returns the [CLS]
+// rows (B,n) of the last layer it runs and the [CLS] rows after each layer
+// before it. ctx nil encodes the documents from their own text (no tree or
+// graph rows). stop ends one layer early: the pass that only needs the
+// [CLS] after layers 1..L-1 (the neighbour cache) skips the last layer and
+// the tree and graph rows that would feed it.
+//
+// The last layer run is read only at [CLS], so its queries, attention
+// output and MLP are computed for the [CLS] rows alone (unless
+// Model.fullLast, the equivalence test's reference). first, at inference
+// only, keeps and reuses the first layer's rows (nil: none).
+func (m *Model) encode(tp *tensor.Tape, bt *batchTokens, ctx *centreContext, stop bool, first *firstLayer) (final *tensor.Tensor, cls []*tensor.Tensor) {
+	last := m.Cfg.Layers - 1
+	if stop {
+		last--
+	}
+	if last < 0 {
+		return nil, nil
+	}
+	var h *tensor.Tensor
+	start := 0
+	if first != nil && last >= 1 && !m.pad {
+		if !tp.NoGrad {
+			panic("model: first-layer rows reused on a recording tape")
+		}
+		if h = first.load(tp, bt); h == nil {
+			h = m.layer(tp, 0, m.embed(tp, bt), bt, nil, false)
+			first.save(bt, h)
+		}
+		start = 1
+	} else {
+		h = m.embed(tp, bt)
+	}
+	for l := start; l <= last; l++ {
+		var extras *tensor.Tensor
+		if l > 0 {
+			c := tp.Gather(h, bt.cls)
+			cls = append(cls, c)
+			if ctx != nil {
+				extras = m.extraRows(tp, l, c, ctx)
+			}
+		}
+		h = m.layer(tp, l, h, bt, extras, !m.fullLast && l == last)
+	}
+	if m.fullLast {
+		h = tp.Gather(h, bt.cls)
+	}
+	if stop {
+		cls = append(cls, h)
+	}
+	return h, cls
+}
+
+// firstLayer keeps the first layer's output rows per document at
+// inference. The first layer reads a document's own text only (no tree or
+// graph rows), so every pass of a refresh or an embedding that encodes the
+// same document again — own text, nested over its neighbours, as a centre
+// — starts from the same rows: kept from the first pass, they save the
+// later passes their embedding and first layer (for three layers and two
+// hops, 2 of the ≈ 4.7 layer-equivalents of Model.Embed). Within
+// firstLayerBudget only; a larger set of documents is recomputed.
+type firstLayer struct {
+	n     int
+	start []int64 // per document: its first row in data, −1 when not kept
+	data  []float32
+	used  int64 // rows kept
+}
+
+// firstLayerBudget bounds the kept rows' memory in bytes (a variable for
+// the test of the bound).
+var firstLayerBudget int64 = 512 << 20
+
+// newFirstLayer returns a store for the first-layer rows of the documents
+// of sets, or nil when they would exceed firstLayerBudget bytes.
+func (m *Model) newFirstLayer(in *Inputs, sets ...[]int32) *firstLayer {
+	n := m.Cfg.Width
+	f := &firstLayer{n: n, start: make([]int64, in.N)}
+	var rows int64
+	for i := range f.start {
+		f.start[i] = -2 // not in the sets
+	}
+	for _, set := range sets {
+		for _, d := range set {
+			if f.start[d] == -2 {
+				f.start[d] = -1
+				rows += int64(1 + len(in.Tokens(int(d))))
+			}
+		}
+	}
+	if rows*int64(n)*4 > firstLayerBudget {
+		return nil
+	}
+	f.data = make([]float32, rows*int64(n))
+	return f
+}
+
+// load returns the kept rows of bt's documents as a packed (R, n) tensor,
+// or nil unless every one of them is kept.
+func (f *firstLayer) load(tp *tensor.Tape, bt *batchTokens) *tensor.Tensor {
+	for _, d := range bt.docs {
+		if f.start[d] < 0 {
+			return nil
+		}
+	}
+	h := tp.Alloc(false, bt.off[bt.B], f.n)
+	for b, d := range bt.docs {
+		lo := f.start[d] * int64(f.n)
+		copy(h.Data[bt.off[b]*f.n:bt.off[b+1]*f.n], f.data[lo:lo+int64((bt.off[b+1]-bt.off[b])*f.n)])
+	}
+	return h
+}
+
+// save keeps the rows of h (R, n) of bt's documents that are in the store's
+// sets and not kept yet.
+func (f *firstLayer) save(bt *batchTokens, h *tensor.Tensor) {
+	for b, d := range bt.docs {
+		if f.start[d] != -1 {
+			continue
+		}
+		rows := int64(bt.off[b+1] - bt.off[b])
+		f.start[d] = f.used
+		copy(f.data[f.used*int64(f.n):], h.Data[bt.off[b]*f.n:bt.off[b+1]*f.n])
+		f.used += rows
+	}
+}
+
+// extraRows returns the rows that layer l+1 (l ≥ 1) prepends to each
+// document's keys and values, (B·P, n) with P = 1 or 2, document by
+// document: log_o e / s (the tree embedding) and log_o g / s (the graph
+// embedding) from the [CLS] rows c (B,n) after layer l; nil when the model
+// has neither.
+func (m *Model) extraRows(tp *tensor.Tape, l int, c *tensor.Tensor, ctx *centreContext) *tensor.Tensor {
+	cfg := &m.Cfg
+	if cfg.NoTree && cfg.NoGraph {
+		return nil
+	}
+	B, n := c.Rows(), c.Cols()
+	dC := m.toTangent(tp, c, ctx.s) // (B,n)
+	var extras []*tensor.Tensor
+	if !cfg.NoTree {
+		theta := m.Topics.Theta(tp, m.M.ExpO(tp, dC), ctx.z, ctx.zh)
+		e := tp.MatMul(theta, ctx.logZ, false, false) // log_o e_i (B,n)
+		extras = append(extras, tp.Reshape(scaleBy(tp, e, ctx.sInv), B, 1, n))
+	}
+	if !cfg.NoGraph {
+		dN := m.toTangent(tp, ctx.nbrCLS[l-1], ctx.s) // (U,n)
+		g := m.Graph[l-1].forward(tp, dC, dN, ctx.nbrWhere, ctx.nb.K, ctx.nb.Mask)
+		extras = append(extras, tp.Reshape(scaleBy(tp, g, ctx.sInv), B, 1, n))
+	}
+	ex := extras[0]
+	if len(extras) > 1 {
+		ex = tp.Concat(1, extras...)
+	}
+	return tp.Reshape(ex, B*len(extras), n)
+}
+
+// layer runs layer l over the packed rows h (R,n) of bt, with extras
+// (B·P, n) prepended to each document's keys and values (nil: none). With
+// clsOnly the queries are the [CLS] rows alone and the result is (B,n);
+// otherwise (R,n).
+func (m *Model) layer(tp *tensor.Tape, l int, h *tensor.Tensor, bt *batchTokens, extras *tensor.Tensor, clsOnly bool) *tensor.Tensor {
+	kv, kOff, mask := h, bt.off, bt.mask
+	if extras != nil {
+		p := extras.Rows() / bt.B
+		eOff := tp.UniformOffsets(bt.B, p)
+		kv = tp.Interleave(extras, h, eOff, bt.off)
+		kOff = make([]int, bt.B+1)
+		for b := range kOff {
+			kOff[b] = eOff[b] + bt.off[b]
+		}
+		if mask != nil {
+			mask = make([]bool, 0, kv.Rows())
+			for b := range bt.B {
+				for range p {
+					mask = append(mask, true)
+				}
+				mask = append(mask, bt.mask[bt.off[b]:bt.off[b+1]]...)
+			}
+		}
+	}
+	x, qOff := h, bt.off
+	if clsOnly {
+		x, qOff = tp.Gather(h, bt.cls), tp.UniformOffsets(bt.B, 1)
+	}
+	return m.Layers[l].ForwardPacked(tp, x, kv, qOff, kOff, mask)
 }
 
 // graphAttention is the hyperbolic graph attention of Eqs. (12-13) in the
@@ -154,16 +377,20 @@ func (g *graphAttention) params() []*tensor.Tensor {
 	return append(append(g.W.Params(), g.Q.Params()...), g.K.Params()...)
 }
 
-// forward maps centre tangents dc (B,n) and neighbour tangents dn (B*k,n) to
-// log_o g (B,n). mask (B*k) marks real neighbour slots, or is nil when all are.
-func (g *graphAttention) forward(tp *tensor.Tape, dc, dn *tensor.Tensor, k int, mask []bool) *tensor.Tensor {
+// forward maps centre tangents dc (B,n) and the distinct neighbours'
+// tangents dn (U,n) to log_o g (B,n): slot i of the B·k neighbour slots
+// reads row where[i] of dn. mask (B*k) marks real neighbour slots, or is
+// nil when all are. The row-wise maps W and K run once per distinct
+// neighbour, not once per slot (at inference a batch's slots are padded
+// to its longest neighbour list, and hubs appear in many lists).
+func (g *graphAttention) forward(tp *tensor.Tape, dc, dn *tensor.Tensor, where []int32, k int, mask []bool) *tensor.Tensor {
 	b, n := dc.Rows(), dc.Cols()
-	uc := g.W.Forward(tp, dc)                       // (B,n)
-	un := g.W.Forward(tp, dn)                       // (B*k,n)
-	q := tp.Reshape(g.Q.Forward(tp, uc), b, 1, n)   // (B,1,n)
-	key := tp.Reshape(g.K.Forward(tp, un), b, k, n) // (B,k,n)
+	uc := g.W.Forward(tp, dc)                                         // (B,n)
+	un := g.W.Forward(tp, dn)                                         // (U,n)
+	q := tp.Reshape(g.Q.Forward(tp, uc), b, 1, n)                     // (B,1,n)
+	key := tp.Reshape(tp.Gather(g.K.Forward(tp, un), where), b, k, n) // (B,k,n)
 	logits := tp.Reshape(tp.BatchedMatMul(q, key, false, true), b, k)
 	alpha := tp.Softmax(tp.Scale(logits, float32(1/math.Sqrt(float64(n)))), mask) // (B,k)
-	agg := tp.BatchedMatMul(tp.Reshape(alpha, b, 1, k), tp.Reshape(un, b, k, n), false, false)
+	agg := tp.BatchedMatMul(tp.Reshape(alpha, b, 1, k), tp.Reshape(tp.Gather(un, where), b, k, n), false, false)
 	return tp.Scale(tp.Add(uc, tp.Reshape(agg, b, n)), 0.5)
 }

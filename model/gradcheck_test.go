@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gtformer/gtformer/corpus"
+	"github.com/gtformer/gtformer/features"
 	"github.com/gtformer/gtformer/tensor"
 )
 
@@ -22,8 +24,12 @@ import (
 // tensor's largest |∂L/∂p|, so that their small gradients rise above the
 // noise. Each sampled entry must agree within
 //
-//	|num − ana| ≤ 5e-5·(0.04/h) + 1e-2·scale + 3e-2·|ana|
+//	|num − ana| ≤ max(5e-5·0.04, 4·ulp(L))/h + 1e-2·scale + 3e-2·|ana|
 //
+// (ulp(L) the float32 spacing at the loss: the extrapolation combines four
+// rounded losses, so its noise grows with the loss's size; the graph
+// attention of the no-tree case, max|∂L/∂p| ≈ 3e-5 at L ≈ 8.8, scatters by
+// ±1e-5 between h = 0.1 and 0.2 on the padded and the packed layout alike)
 // and over all sampled entries ‖num − ana‖/‖num‖ < 1e-2. Broken backwards
 // checked by hand to fail: a sign flip in scaleBy's dx or ds, expScalar
 // without its sign, bagEmbed's gradient ×1.1, bowNLL's ×1.05, the
@@ -35,6 +41,7 @@ const (
 	fdMaxStep  = 0.2
 	fdTarget   = 2e-3 // aim for h·max|∂L/∂p| ≈ fdTarget
 	fdNoise    = 5e-5 // bound on the numeric error at the base step (float32 rounding)
+	fdNoiseULP = 4    // and on the numeric error·h in float32 spacings of the loss
 	fdScaleTol = 1e-2
 	fdRelTol   = 3e-2
 	fdVecTol   = 1e-2
@@ -56,6 +63,9 @@ type gradCase struct {
 	// from the "loss does not depend on it" check (lossMoves) but still
 	// checked against finite differences.
 	weakPrefix []string
+	// maskTargets gives the batch its centres' hop features with their
+	// target links removed (Batch.Hop, as training's MaskTargets does).
+	maskTargets bool
 }
 
 func gradCases() []gradCase {
@@ -86,6 +96,12 @@ func gradCases() []gradCase {
 		{name: "hyperbolic/overlap", geometry: "hyperbolic", mut: func(c *Config) { c.LambdaDiv = 0.5 }},
 		{name: "hyperbolic/hop-features/skip", geometry: "hyperbolic", cache: true, mut: func(c *Config) {
 			c.FeatureHops, c.FeatureDim, c.FeatureSkip = 2, 6, true
+		}},
+		// One hop, the skip's gate away from 1, and the targets masked
+		// out of the centres' features.
+		{name: "euclidean/hop-features/gate/masked-targets", geometry: "euclidean", maskTargets: true, mut: func(c *Config) {
+			gate := float32(0.5)
+			c.FeatureHops, c.FeatureSkip, c.SkipGate = 1, true, &gate
 		}},
 		// λ_sup = 0: the classifier exists but has no gradient.
 		{name: "hyperbolic/no-sup-loss", geometry: "hyperbolic", mut: func(c *Config) { c.LambdaSup = 0 }, zeroPrefix: []string{"sup."}},
@@ -123,26 +139,47 @@ func newGradFixture(t testing.TB, gc gradCase) *gradFixture {
 			p.Data[i] += float32(0.05 * rng.NormFloat64())
 		}
 	}
-	in := inputsFor(g, cfg)
+	in := preparedInputs(t, m, g)
 	if cfg.Tree.Background {
 		m.Topics.Background = LogUnigram(g, allDocs(in.N))
-	}
-	if cfg.FeatureHops > 0 {
-		if err := m.FitFeatures(in, allDocs(in.N), 3); err != nil {
-			t.Fatal(err)
-		}
-		m.PropagateFeatures(in, func(d int32) []int32 { return g.Neighbors(int(d)) })
 	}
 	// Links: 0-1, 2-3, 4-7, 1-4; centres 0,1,2,3,4,7; the isolated
 	// document 8 is not a centre but document 3's chord partner 6 gives
 	// neighbours outside the batch.
-	b := linkBatch(t, g, [][2]int32{{0, 1}, {2, 3}, {4, 7}, {1, 4}}, cfg.Neighbors, 5)
+	links := [][2]int32{{0, 1}, {2, 3}, {4, 7}, {1, 4}}
+	b := linkBatch(t, g, links, cfg.Neighbors, 5)
+	if gc.maskTargets {
+		b.Hop = maskedHop(g, in, cfg.FeatureHops, b.Centres, links)
+		if slices.Equal(b.Hop, hopRows(in, b.Centres).Data) {
+			t.Fatal("masking the target links left the centres' hop features as they were")
+		}
+	}
 	f := &gradFixture{m: m, in: in, b: b}
 	if gc.cache {
 		f.cache = m.NewCache(in.N)
 		m.Refresh(f.cache, in, allDocs(in.N), 4)
 	}
 	return f
+}
+
+// maskedHop returns the hop features (len(centres), HopWidth) of centres
+// with their links in links removed from their own aggregation.
+func maskedHop(g *corpus.Graph, in *Inputs, hops int, centres []int32, links [][2]int32) []float32 {
+	w := in.HopWidth
+	out := make([]float32, len(centres)*w)
+	for i, d := range centres {
+		var drop []int32
+		for _, l := range links {
+			switch d {
+			case l[0]:
+				drop = append(drop, l[1])
+			case l[1]:
+				drop = append(drop, l[0])
+			}
+		}
+		features.Without(in.Hop, w/(hops+1), hops, d, g.Neighbors(int(d)), drop, out[i*w:(i+1)*w])
+	}
+	return out
 }
 
 // loss returns the total loss in float64 without recording.
@@ -194,6 +231,12 @@ func (f *gradFixture) numeric(t testing.TB, p *tensor.Tensor, i int, h float64) 
 	return (4*d2 - d1) / 3
 }
 
+// ulp32 is the spacing of float32 values at x.
+func ulp32(x float64) float64 {
+	f := float32(math.Abs(x))
+	return float64(math.Nextafter32(f, float32(math.Inf(1))) - f)
+}
+
 // pickEntries returns up to fdPerTens entry indices of g: the two largest
 // |g| and random others.
 func pickEntries(g []float32, rng *rand.Rand) []int {
@@ -240,7 +283,7 @@ func checkLossGradient(t testing.TB, f *gradFixture, ana [][]float32, gc gradCas
 			scale = max(scale, math.Abs(float64(v)))
 		}
 		h := min(max(fdTarget/scale, fdStep), fdMaxStep)
-		tol := fdNoise*fdStep/h + fdScaleTol*scale
+		tol := max(fdNoise*fdStep, fdNoiseULP*ulp32(base))/h + fdScaleTol*scale
 		zero, weak := false, false
 		for _, pre := range gc.zeroPrefix {
 			zero = zero || strings.HasPrefix(p.Name, pre)

@@ -107,12 +107,6 @@ func preparedInputs(t testing.TB, m *Model, g *corpus.Graph) *Inputs {
 	return m.Inputs(g, nbrsOf(g))
 }
 
-// inputsFor derives the model inputs of every document with idf over all of
-// them.
-func inputsFor(g *corpus.Graph, cfg Config) *Inputs {
-	return NewInputs(g, IDF(g, allDocs(g.NumDocs())), cfg.MaxLen, cfg.Truncate)
-}
-
 // linkBatch builds a training batch from links: the centres are the links'
 // ends (distinct, in order of first appearance), each link is an anchor with
 // its positive, the admissible candidates of an anchor are all centres but

@@ -20,7 +20,7 @@ func TestTwoHopsEqualsNestedReference(t *testing.T) {
 	cfg := tinyConfig(g)
 	cfg.Hops = 2
 	m := perturbed(t, cfg, 2)
-	in := inputsFor(g, cfg)
+	in := preparedInputs(t, m, g)
 	docs := allDocs(g.NumDocs())
 	e := m.Embed(in, docs, nbrsOf(g), maxNbrs, 5)
 
@@ -86,6 +86,9 @@ func TestHopsReach(t *testing.T) {
 		cfg := tinyConfig(g)
 		cfg.Layers, cfg.Hops = tc.layers, tc.hops
 		cfg.Supervised = false
+		// Hop features carry text FeatureHops links far by design
+		// (package features); this is the encoder's graph reach.
+		cfg.FeatureHops, cfg.FeatureSkip = 0, false
 		m := perturbed(t, cfg, 3)
 		idf := IDF(g, allDocs(g.NumDocs())) // fixed, so an edit reaches document 0 only through the graph
 		embed0 := func(h *corpus.Graph) []float32 {

@@ -69,6 +69,12 @@ type Model struct {
 
 	dropSrc *rand.PCG  // reseeded per epoch (SeedDropout) so resumed runs match
 	rng     *rand.Rand // dropout masks, drawn from dropSrc
+
+	// pad and fullLast bring back the computation that packing and the
+	// [CLS]-only last layer replaced (documents padded to the batch's
+	// longest, the last layer over every row): the equivalence test's
+	// reference, never set otherwise.
+	pad, fullLast bool
 }
 
 // SeedDropout reseeds the dropout masks' source; the trainer calls it at the
@@ -219,72 +225,32 @@ func (m *Model) forward(tp *tensor.Tape, in *Inputs, centres []int32, nb Neighbo
 	return m.forwardHop(tp, in, centres, nil, nb, cache)
 }
 
+// forwardFirst is forward at inference with the first layer's rows kept
+// and reused through first (see firstLayer; nil: none).
+func (m *Model) forwardFirst(tp *tensor.Tape, in *Inputs, centres []int32, nb Neighbors, cache *Cache, first *firstLayer) *Output {
+	return m.forwardWith(tp, in, centres, nil, nb, cache, first)
+}
+
 // forwardHop is forward with the centres' hop features given (B,
 // HopWidth) instead of read from in (nil: read from in). Training passes
 // the centres' features with their target links removed (Batch.Hop).
 func (m *Model) forwardHop(tp *tensor.Tape, in *Inputs, centres []int32, hop []float32, nb Neighbors, cache *Cache) *Output {
-	cfg := &m.Cfg
-	n := cfg.Width
-	L := cfg.Layers
-	s := expScalar(tp, m.LogScale, 1)
-	sInv := expScalar(tp, m.LogScale, -1)
-	z, zh := m.Topics.Embeddings(tp)
-	logZ := m.M.LogO(tp, z) // (T,n)
+	return m.forwardWith(tp, in, centres, hop, nb, cache, nil)
+}
 
-	// Neighbours' own-text [CLS] per layer 1..L-1, unscaled, (B*K, n).
-	var nbrCLS []*tensor.Tensor
-	if L > 1 && !cfg.NoGraph {
-		if cache != nil {
-			for l := 0; l < L-1; l++ {
-				nbrCLS = append(nbrCLS, cache.rows(tp, l, nb.Docs))
-			}
-		} else {
-			own, where := uniqueDocs(nb.Docs)
-			for _, c := range m.ownStream(tp, in, own) {
-				nbrCLS = append(nbrCLS, tp.Gather(c, where))
-			}
-		}
-	}
-
+func (m *Model) forwardWith(tp *tensor.Tape, in *Inputs, centres []int32, hop []float32, nb Neighbors, cache *Cache, first *firstLayer) *Output {
+	ctx := m.newCentreContext(tp, in, nb, cache)
 	bt := m.layoutTokens(in, centres)
 	if hop != nil {
 		bt.hop = tensor.FromData(hop, len(centres), in.HopWidth)
 	}
-	B, T := bt.B, 1+bt.Tm
-	h := m.Layers[0].Forward(tp, m.embed(tp, bt), nil, bt.mask)
-	var cls []*tensor.Tensor
-	for l := 1; l < L; l++ {
-		c := clsOf(tp, h)
-		cls = append(cls, c)
-		dC := m.toTangent(tp, c, s) // (B,n)
-		var extras []*tensor.Tensor
-		if !cfg.NoTree {
-			theta := m.Topics.Theta(tp, m.M.ExpO(tp, dC), z, zh)
-			e := tp.MatMul(theta, logZ, false, false) // log_o e_i (B,n)
-			extras = append(extras, tp.Reshape(scaleBy(tp, e, sInv), B, 1, n))
-		}
-		if !cfg.NoGraph {
-			dN := m.toTangent(tp, nbrCLS[l-1], s)
-			g := m.Graph[l-1].forward(tp, dC, dN, nb.K, nb.Mask)
-			extras = append(extras, tp.Reshape(scaleBy(tp, g, sInv), B, 1, n))
-		}
-		if len(extras) == 0 {
-			h = m.Layers[l].Forward(tp, h, nil, bt.mask)
-			continue
-		}
-		ex := extras[0]
-		if len(extras) > 1 {
-			ex = tp.Concat(1, extras...)
-		}
-		kv := nn.PrependRows(tp, ex, h)
-		h = m.Layers[l].Forward(tp, h, kv, extraMask(bt.mask, B, T, len(extras)))
-	}
-	dF := m.toTangent(tp, clsOf(tp, h), s)
+	last, cls := m.encode(tp, bt, ctx, false, first)
+	dF := m.toTangent(tp, last, ctx.s)
 	if m.HopSkip != nil {
 		dF = tp.Add(scaleBy(tp, dF, m.SkipGate), tp.MatMul(bt.hop, m.HopSkip, false, false))
 	}
 	pts := m.M.ExpO(tp, dF)
-	return &Output{Tangent: dF, Points: pts, Theta: m.Topics.Theta(tp, pts, z, zh), Z: z, CLS: cls}
+	return &Output{Tangent: dF, Points: pts, Theta: m.Topics.Theta(tp, pts, ctx.z, ctx.zh), Z: ctx.z, CLS: cls}
 }
 
 // toTangent maps [CLS] rows (B,n) to tangent vectors at the origin,
@@ -296,15 +262,9 @@ func (m *Model) toTangent(tp *tensor.Tape, cls, s *tensor.Tensor) *tensor.Tensor
 // ownStream encodes docs from their own text only (no tree or graph rows),
 // as neighbours are in GraphFormers, and returns their unscaled [CLS] after
 // layers 1..L-1: L-1 tensors of shape (len(docs), n).
-func (m *Model) ownStream(tp *tensor.Tape, in *Inputs, docs []int32) []*tensor.Tensor {
-	bt := m.layoutTokens(in, docs)
-	h := m.Layers[0].Forward(tp, m.embed(tp, bt), nil, bt.mask)
-	outs := []*tensor.Tensor{clsOf(tp, h)}
-	for l := 1; l < m.Cfg.Layers-1; l++ {
-		h = m.Layers[l].Forward(tp, h, nil, bt.mask)
-		outs = append(outs, clsOf(tp, h))
-	}
-	return outs
+func (m *Model) ownStream(tp *tensor.Tape, in *Inputs, docs []int32, first *firstLayer) []*tensor.Tensor {
+	_, cls := m.encode(tp, m.layoutTokens(in, docs), nil, true, first)
+	return cls
 }
 
 // hopMap returns a ((K+1)m, n) parameter that starts as the mean over the

@@ -40,7 +40,7 @@ func TestNestedStatesIsRefreshNeighborsStep(t *testing.T) {
 		cfg.Hops = hops
 		cfg.FeatureHops = 0 // the neighbour states' mechanics, without the features' own reach
 		m := perturbed(t, cfg, 5)
-		in := inputsFor(g, cfg)
+		in := preparedInputs(t, m, g)
 		docs := []int32{0, 4, 7, 11}
 		want := m.NewCache(g.NumDocs())
 		m.RefreshNeighbors(want, in, docs, nbrsOf(g), maxNbrs, 2)

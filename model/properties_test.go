@@ -71,7 +71,7 @@ func TestThetaAndSigma(t *testing.T) {
 			cfg := tinyConfig(g)
 			tc.mutate(&cfg)
 			m := perturbed(t, cfg, 1)
-			in := inputsFor(g, cfg)
+			in := preparedInputs(t, m, g)
 			b := linkBatch(t, g, [][2]int32{{0, 1}, {2, 3}, {4, 5}}, cfg.Neighbors, 1)
 
 			tp := tensor.NewTape()
@@ -213,7 +213,7 @@ func TestEmbedEqualsFullNesting(t *testing.T) {
 			cfg.Hops = 1 // two hops: TestTwoHopsEqualsNestedReference
 			tc.mut(&cfg)
 			m := perturbed(t, cfg, 2)
-			in := inputsFor(g, cfg)
+			in := preparedInputs(t, m, g)
 			docs := allDocs(g.NumDocs())
 			slices.Reverse(docs) // Embed must keep the caller's order
 			e := m.Embed(in, docs, nbrsOf(g), maxNbrs, 4)
@@ -271,13 +271,13 @@ func TestDeterminism(t *testing.T) {
 	g := tinyGraph(9, 20, 3, 9, true, 1)
 	cfg := tinyConfig(g)
 	cfg.Dropout = 0.2
-	in := inputsFor(g, cfg)
 	b := linkBatch(t, g, [][2]int32{{0, 1}, {2, 3}, {4, 7}}, cfg.Neighbors, 3)
 	run := func(seed uint64) ([]*tensor.Tensor, []uint32) {
 		m, err := New(cfg, seed)
 		if err != nil {
 			t.Fatal(err)
 		}
+		in := preparedInputs(t, m, g) // the hop features' basis too
 		var bits []uint32
 		tp := tensor.NewTape()
 		for step := 0; step < 2; step++ { // second step: dropout stream advanced
@@ -360,7 +360,7 @@ func TestEuclideanSwitch(t *testing.T) {
 		}
 	}
 
-	in := inputsFor(g, cfg)
+	in := preparedInputs(t, m, g)
 	b := linkBatch(t, g, [][2]int32{{0, 1}, {2, 3}, {4, 7}, {1, 4}}, cfg.Neighbors, 5)
 	tp := tensor.NewTape()
 	out := m.forward(tp, in, b.Centres, b.Nbrs, nil)

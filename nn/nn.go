@@ -164,6 +164,21 @@ func (a *MultiHeadAttention) Forward(tp *tensor.Tape, x, kv *tensor.Tensor, keyM
 	return a.O.Forward(tp, tp.Attention(q, k, v, a.Heads, keyMask))
 }
 
+// ForwardPacked is Forward over sequences packed row after row (see
+// tensor.PackedAttention): x (Rq,C) holds the queries' rows, sequence s
+// owning rows qOff[s]..qOff[s+1], and kv (Rk,C) the keys' and values'
+// rows, kOff[s]..kOff[s+1]; kv nil means kv = x and kOff = qOff. keyMask is
+// nil or (Rk) booleans, false for keys to ignore. Returns (Rq,C).
+func (a *MultiHeadAttention) ForwardPacked(tp *tensor.Tape, x, kv *tensor.Tensor, qOff, kOff []int, keyMask []bool) *tensor.Tensor {
+	if kv == nil {
+		kv, kOff = x, qOff
+	}
+	q := a.Q.Forward(tp, x)
+	k := a.K.Forward(tp, kv)
+	v := a.V.Forward(tp, kv)
+	return a.O.Forward(tp, tp.PackedAttention(q, k, v, a.Heads, qOff, kOff, keyMask))
+}
+
 // Params returns the four projections' parameters.
 func (a *MultiHeadAttention) Params() []*tensor.Tensor {
 	var ps []*tensor.Tensor
@@ -206,20 +221,37 @@ func NewTransformerLayer(name string, c, heads, hidden int, rng *rand.Rand) *Tra
 // context); keyMask (B,Tk) marks real keys.
 func (l *TransformerLayer) Forward(tp *tensor.Tape, x, kv *tensor.Tensor, keyMask []bool) *tensor.Tensor {
 	h := l.Attn.Forward(tp, x, kv, keyMask)
-	h = l.dropout(tp, h)
-	x = tp.AddLayerNorm(x, h, l.LN1.Gamma, l.LN1.Beta)
-	h = l.dropout(tp, l.MLP.Forward(tp, x))
-	return tp.AddLayerNorm(x, h, l.LN2.Gamma, l.LN2.Beta)
+	return l.finish(tp, x, h)
 }
 
-func (l *TransformerLayer) dropout(tp *tensor.Tape, x *tensor.Tensor) *tensor.Tensor {
+// ForwardPacked is Forward over sequences packed row after row (see
+// MultiHeadAttention.ForwardPacked): x (Rq,C) are the rows whose outputs
+// are wanted, which are also the queries, kv (Rk,C) the keys' and values'
+// rows (nil: x itself). Queries may be a subset of a sequence's rows: a
+// layer whose output is read only at [CLS] passes the [CLS] rows as x (one
+// per sequence) and the whole sequences as kv, which is exact, since
+// every row after attention is computed from its own row alone.
+func (l *TransformerLayer) ForwardPacked(tp *tensor.Tape, x, kv *tensor.Tensor, qOff, kOff []int, keyMask []bool) *tensor.Tensor {
+	h := l.Attn.ForwardPacked(tp, x, kv, qOff, kOff, keyMask)
+	return l.finish(tp, x, h)
+}
+
+// finish applies the residual blocks after attention h of the queries x.
+func (l *TransformerLayer) finish(tp *tensor.Tape, x, h *tensor.Tensor) *tensor.Tensor {
+	x = l.addNorm(tp, x, h, l.LN1)
+	return l.addNorm(tp, x, l.MLP.Forward(tp, x), l.LN2)
+}
+
+// addNorm returns ln(x + dropout(h)): dropout only while training, fused
+// with the residual LayerNorm (tensor.AddDropoutLayerNorm).
+func (l *TransformerLayer) addNorm(tp *tensor.Tape, x, h *tensor.Tensor, ln *LayerNorm) *tensor.Tensor {
 	if l.Dropout <= 0 || tp.NoGrad {
-		return x
+		return tp.AddLayerNorm(x, h, ln.Gamma, ln.Beta)
 	}
 	if l.Rng == nil {
 		panic("nn: TransformerLayer: Dropout > 0 needs a seeded Rng")
 	}
-	return tp.Dropout(x, l.Dropout, l.Rng)
+	return tp.AddDropoutLayerNorm(x, h, l.Dropout, l.Rng, ln.Gamma, ln.Beta)
 }
 
 // Params returns all parameters: attention, ln1, mlp, ln2.

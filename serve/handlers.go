@@ -242,7 +242,7 @@ func (h embedHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Context().Err() != nil {
 		return // the client is gone: spare the work
 	}
-	emb := h.ix.Model().EmbedNew(g, nd, h.opt.MaxNbrs, h.opt.Batch)
+	emb := h.ix.Model().EmbedNewIn(h.ix.Known(), nd, h.opt.MaxNbrs, h.opt.Batch)
 	res := EmbedResponse{Docs: make([]Embedded, len(docs)), Warnings: []string{}}
 	for _, u := range nd.UnknownLinks {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("docs[%d] (id %q): link %q names neither a known document nor one of this request's; it was left out", u.Doc, docs[u.Doc].ID, u.ID))

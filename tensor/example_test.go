@@ -52,6 +52,18 @@ func ExampleTape_Attention() {
 	// Output: [1 2 4] [1.5 1.5 1.5 1.5]
 }
 
+// Two documents packed without padding: the first has two rows, the second
+// one; each row attends to its own document's rows only.
+func ExampleTape_PackedAttention() {
+	tp := &tensor.Tape{NoGrad: true}
+	x := tensor.FromData([]float32{1, 1, 3, 3, 7, 7}, 3, 2) // (R,C): rows 0-1 document 0, row 2 document 1
+	off := []int{0, 2, 3}
+	q := tensor.New(3, 2) // zero queries: uniform weights over each document's rows
+	out := tp.PackedAttention(q, x, x, 1, off, off, nil)
+	fmt.Println(out.Row(0), out.Row(1), out.Row(2))
+	// Output: [2 2] [2 2] [7 7]
+}
+
 func ExampleBLASName() {
 	// The active path is one of those available (which ones depends on the
 	// machine: OpenBLAS installed or not, AVX-512 or AVX2).

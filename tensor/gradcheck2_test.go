@@ -86,6 +86,9 @@ func TestGradNormAndFused(t *testing.T) {
 		{name: "AddLayerNormSame", f: func(tp *Tape, in []*Tensor) *Tensor { return tp.AddLayerNorm(in[0], in[0], nil, in[1]) }, shapes: [][]int{{2, 1, 4}, {4}}},
 		{name: "BiasGELU", f: func(tp *Tape, in []*Tensor) *Tensor { return tp.BiasGELU(in[0], in[1]) }, shapes: [][]int{{2, 3, 4}, {4}}},
 		{name: "BiasGELU1row", f: func(tp *Tape, in []*Tensor) *Tensor { return tp.BiasGELU(in[0], in[1]) }, shapes: [][]int{{1, 1}, {1}}},
+		{name: "AddDropoutLayerNorm", f: func(tp *Tape, in []*Tensor) *Tensor {
+			return tp.AddDropoutLayerNorm(in[0], in[1], 0.3, rand.New(rand.NewPCG(6, 6)), in[2], in[3]) // same mask on every evaluation
+		}, shapes: [][]int{{4, 5}, {4, 5}, {5}, {5}}},
 		{name: "Dropout", f: func(tp *Tape, in []*Tensor) *Tensor {
 			return tp.Dropout(in[0], 0.3, rand.New(rand.NewPCG(5, 5))) // same mask on every evaluation
 		}, shapes: [][]int{{4, 5}}},
@@ -103,6 +106,16 @@ func TestGradAttention(t *testing.T) {
 		{name: "AttentionMask", f: att(2, []bool{true, true, false, true, false, false, true, true, true, false}), shapes: [][]int{{2, 2, 6}, {2, 5, 6}, {2, 5, 6}}},
 		{name: "Attention1query", f: att(3, nil), shapes: [][]int{{2, 1, 3}, {2, 1, 3}, {2, 1, 3}}},
 		{name: "AttentionAllMasked", f: att(1, []bool{false, false, true, true}), shapes: [][]int{{2, 2, 2}, {2, 2, 2}, {2, 2, 2}}},
+		// Packed: three sequences of 2, 1 and 3 queries over 3, 4 and 1 keys.
+		{name: "PackedAttention", f: func(tp *Tape, in []*Tensor) *Tensor {
+			return tp.PackedAttention(in[0], in[1], in[2], 2, []int{0, 2, 3, 6}, []int{0, 3, 7, 8}, nil)
+		}, shapes: [][]int{{6, 4}, {8, 4}, {8, 4}}},
+		{name: "PackedAttentionMask", f: func(tp *Tape, in []*Tensor) *Tensor {
+			return tp.PackedAttention(in[0], in[1], in[2], 1, []int{0, 1, 3}, []int{0, 3, 5}, []bool{true, false, true, true, true})
+		}, shapes: [][]int{{3, 3}, {5, 3}, {5, 3}}},
+		{name: "Interleave", f: func(tp *Tape, in []*Tensor) *Tensor {
+			return tp.Interleave(in[0], in[1], []int{0, 2, 2, 3}, []int{0, 1, 3, 4})
+		}, shapes: [][]int{{3, 2}, {4, 2}}},
 	}
 	runGradCases(t, cases)
 }

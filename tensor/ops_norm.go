@@ -21,7 +21,7 @@ const LayerNormEps = 1e-5
 //	dβ += Σ_rows dy,  dγ += Σ_rows dy⊙x̂
 //	dx += r·(g − mean(g) − x̂·mean(g⊙x̂)) with g = dy⊙γ
 func (tp *Tape) LayerNorm(x, gamma, beta *Tensor) *Tensor {
-	return tp.layerNorm("LayerNorm", x, nil, gamma, beta)
+	return tp.layerNorm("LayerNorm", x, nil, gamma, beta, dropSpec{})
 }
 
 // AddLayerNorm returns LayerNorm(x + res, gamma, beta), the post-LN residual
@@ -35,24 +35,49 @@ func (tp *Tape) AddLayerNorm(x, res, gamma, beta *Tensor) *Tensor {
 	if !SameShape(x, res) {
 		panic(fmt.Sprintf("tensor: AddLayerNorm: shapes %v and %v differ", x.Shape, res.Shape))
 	}
-	return tp.layerNorm("AddLayerNorm", x, res, gamma, beta)
+	return tp.layerNorm("AddLayerNorm", x, res, gamma, beta, dropSpec{})
 }
 
-// lnRow returns row i of x (+ res) in buf (or x's row itself without res).
-func lnRow(x, res *Tensor, i, c int, buf []float32) []float32 {
+// AddDropoutLayerNorm returns LayerNorm(x + Dropout(res, p), gamma, beta):
+// the post-LN residual step with dropout on the branch, as a transformer
+// layer trains. Fused because the unfused pair writes the dropped branch
+// and its mask and passes back through both once more; here the mask is
+// regenerated from its hash wherever it is needed (forward and backward)
+// and never stored. Its mask equals Dropout's for the same rng state, so
+// the fused op equals the unfused pair to the last bit of the sum.
+//
+//	s = x + res⊙m:  dx += ds,  dres += ds⊙m
+func (tp *Tape) AddDropoutLayerNorm(x, res *Tensor, p float32, rng *rand.Rand, gamma, beta *Tensor) *Tensor {
+	if !SameShape(x, res) {
+		panic(fmt.Sprintf("tensor: AddDropoutLayerNorm: shapes %v and %v differ", x.Shape, res.Shape))
+	}
+	return tp.layerNorm("AddDropoutLayerNorm", x, res, gamma, beta, newDropSpec("AddDropoutLayerNorm", p, rng, x))
+}
+
+// lnRow returns row i of x (+ res, or + res⊙m with dropout, m written to
+// mask) in buf (or x's row itself without res).
+func lnRow(x, res *Tensor, i, c int, buf []float32, drop dropSpec, mask []float32) []float32 {
 	xr := x.Data[i*c : (i+1)*c]
 	if res == nil {
 		return xr
 	}
 	rr := res.Data[i*c : (i+1)*c]
 	buf = buf[:c]
+	if drop.on {
+		mask = mask[:c]
+		drop.row(i, mask)
+		for j, v := range xr {
+			buf[j] = v + rr[j]*mask[j]
+		}
+		return buf
+	}
 	for j, v := range xr {
 		buf[j] = v + rr[j]
 	}
 	return buf
 }
 
-func (tp *Tape) layerNorm(op string, x, res, gamma, beta *Tensor) *Tensor {
+func (tp *Tape) layerNorm(op string, x, res, gamma, beta *Tensor, drop dropSpec) *Tensor {
 	c, rows := x.Cols(), x.Rows()
 	for _, p := range [2]*Tensor{gamma, beta} {
 		if p != nil && len(p.Data) != c {
@@ -62,13 +87,19 @@ func (tp *Tape) layerNorm(op string, x, res, gamma, beta *Tensor) *Tensor {
 	grad := anyGrad2(x, res) || (gamma != nil && gamma.Grad != nil) || (beta != nil && beta.Grad != nil)
 	y := tp.alloc(grad, x.Shape...)
 	stats := tp.alloc(false, rows, 2) // μ, r per row
-	// Scratch rows for the residual sum, one per worker, plus the dγ, dβ
-	// partial sums used by backward.
-	scratch := tp.alloc(false, numWorkers(), 3*c)
+	// When recording, x̂ is kept for backward, which then reads it instead
+	// of forming x + res (and the dropout mask) again and renormalising.
+	var xhat *Tensor
+	if y.Grad != nil {
+		xhat = tp.alloc(false, rows, c)
+	}
+	// Scratch rows for the residual sum and the dropout mask, one each
+	// per worker.
+	scratch := tp.alloc(false, numWorkers(), 2*c)
 	parallelForWorker(rows, 8, 4*c, scratch.Shape[0], func(w, lo, hi int) {
-		buf := scratch.Data[w*3*c : w*3*c+c]
+		buf, mask := scratch.Data[w*2*c:w*2*c+c], scratch.Data[w*2*c+c:(w+1)*2*c]
 		for i := lo; i < hi; i++ {
-			xr, yr := lnRow(x, res, i, c, buf), y.Data[i*c:(i+1)*c]
+			xr, yr := lnRow(x, res, i, c, buf, drop, mask), y.Data[i*c:(i+1)*c]
 			var s float32
 			for _, v := range xr {
 				s += v
@@ -81,6 +112,11 @@ func (tp *Tape) layerNorm(op string, x, res, gamma, beta *Tensor) *Tensor {
 			}
 			r := float32(1 / math.Sqrt(float64(ss/float32(c))+LayerNormEps))
 			stats.Data[2*i], stats.Data[2*i+1] = mu, r
+			if xhat != nil {
+				for j, v := range xr {
+					xhat.Data[i*c+j] = (v - mu) * r
+				}
+			}
 			if gamma != nil && beta != nil {
 				g, b := gamma.Data[:len(xr)], beta.Data[:len(xr)]
 				for j, v := range xr {
@@ -102,34 +138,39 @@ func (tp *Tape) layerNorm(op string, x, res, gamma, beta *Tensor) *Tensor {
 	})
 	if nd := tp.push(y, layerNormBackward); nd != nil {
 		nd.a, nd.b, nd.c, nd.aux = x, gamma, beta, stats
-		// Backward's scratch: per fixed row block a buffer row and the
-		// dγ, dβ partial sums (deterministic; see parallelBlocks).
+		// Backward's scratch: per fixed row block the dγ, dβ partial sums
+		// (deterministic; see parallelBlocks) and a mask row.
 		nd.aux2 = tp.alloc(false, reduceBlocks(rows), 3*c)
-		nd.xs = append(nd.xs, res)
+		nd.xs = append(nd.xs, res, xhat)
+		nd.i[1], nd.i[3], nd.f[1] = int(drop.key), int(drop.thr), drop.keep
+		if drop.on {
+			nd.i[2] = 1
+		}
 	}
 	return y
 }
 
 func layerNormBackward(nd *node) {
-	x, res, gamma, beta, stats, scratch, y := nd.a, nd.xs[0], nd.b, nd.c, nd.aux, nd.aux2, nd.out
+	x, res, xhat, gamma, beta, stats, scratch := nd.a, nd.xs[0], nd.xs[1], nd.b, nd.c, nd.aux, nd.aux2
+	dyAll := nd.out.Grad
+	drop := dropSpec{key: uint64(nd.i[1]), thr: uint32(nd.i[3]), keep: nd.f[1], on: nd.i[2] == 1, cols: x.Cols()}
 	c, rows := x.Cols(), x.Rows()
 	clear(scratch.Data)
 	parallelBlocks(rows, 8*c, func(w, lo, hi int) {
-		buf := scratch.Data[w*3*c : w*3*c+c]
-		pg, pb := scratch.Data[w*3*c+c:w*3*c+2*c], scratch.Data[w*3*c+2*c:(w+1)*3*c]
+		pg, pb := scratch.Data[w*3*c:w*3*c+c], scratch.Data[w*3*c+c:w*3*c+2*c]
+		mask := scratch.Data[w*3*c+2*c : (w+1)*3*c]
 		for i := lo; i < hi; i++ {
-			xr, dy := lnRow(x, res, i, c, buf), y.Grad[i*c:(i+1)*c]
-			mu, r := stats.Data[2*i], stats.Data[2*i+1]
+			xh, dy := xhat.Data[i*c:(i+1)*c], dyAll[i*c:(i+1)*c]
+			r := stats.Data[2*i+1]
 			var sg, sgx float32
 			for j, g := range dy {
-				xh := (xr[j] - mu) * r
-				pg[j] += g * xh
+				pg[j] += g * xh[j]
 				pb[j] += g
 				if gamma != nil {
 					g *= gamma.Data[j]
 				}
 				sg += g
-				sgx += g * xh
+				sgx += g * xh[j]
 			}
 			sg /= float32(c)
 			sgx /= float32(c)
@@ -139,33 +180,39 @@ func layerNormBackward(nd *node) {
 			}
 			if res != nil && res.Grad != nil {
 				dr = res.Grad[i*c : (i+1)*c]
+				if drop.on {
+					drop.row(i, mask)
+				}
 			}
 			if dx == nil && dr == nil {
 				continue
 			}
 			for j, g := range dy {
-				xh := (xr[j] - mu) * r
 				if gamma != nil {
 					g *= gamma.Data[j]
 				}
-				d := r * (g - sg - xh*sgx)
+				d := r * (g - sg - xh[j]*sgx)
 				if dx != nil {
 					dx[j] += d
 				}
 				if dr != nil {
-					dr[j] += d
+					if drop.on {
+						dr[j] += d * mask[j]
+					} else {
+						dr[j] += d
+					}
 				}
 			}
 		}
 	})
 	for w := range scratch.Shape[0] {
 		if gamma != nil && gamma.Grad != nil {
-			for j, v := range scratch.Data[w*3*c+c : w*3*c+2*c] {
+			for j, v := range scratch.Data[w*3*c : w*3*c+c] {
 				gamma.Grad[j] += v
 			}
 		}
 		if beta != nil && beta.Grad != nil {
-			for j, v := range scratch.Data[w*3*c+2*c : (w+1)*3*c] {
+			for j, v := range scratch.Data[w*3*c+c : w*3*c+2*c] {
 				beta.Grad[j] += v
 			}
 		}
@@ -173,31 +220,87 @@ func layerNormBackward(nd *node) {
 }
 
 // Dropout zeroes each element with probability p and scales the survivors by
-// 1/(1−p), drawing from rng (so a seeded rng gives the same mask). Callers
-// skip it at inference. The multiplier mask is kept for backward.
+// 1/(1−p). Callers skip it at inference. The multiplier mask is kept for
+// backward.
 //
 //	y = x⊙m:  dx += dy⊙m,  m ∈ {0, 1/(1−p)}
+//
+// The mask comes from one draw of rng: a 64-bit key, from which each
+// element's keep-or-drop follows by a counter-based hash of (key, its row,
+// its column) (dropSpec). Each element's draw is then independent of which
+// core computes it, so the mask is filled in parallel and a seeded rng
+// still gives the same mask on any number of cores. (One serial rng call
+// per element, as before, took longer than the layer's matrix products on
+// small widths.)
 func (tp *Tape) Dropout(x *Tensor, p float32, rng *rand.Rand) *Tensor {
-	if p < 0 || p >= 1 {
-		panic(fmt.Sprintf("tensor: Dropout: probability %v outside [0,1) for %v", p, x.Shape))
-	}
+	drop := newDropSpec("Dropout", p, rng, x)
 	y := tp.alloc(x.Grad != nil, x.Shape...)
 	m := tp.alloc(false, x.Shape...)
-	keep := 1 / (1 - p)
-	for i := range m.Data { // serial: rng is not safe for concurrent use
-		if rng.Float32() >= p {
-			m.Data[i] = keep
-		} else {
-			m.Data[i] = 0
+	c, rows := drop.cols, x.Rows()
+	parallelFor(rows, 8, 4*c, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			mr, yr := m.Data[i*c:(i+1)*c], y.Data[i*c:(i+1)*c]
+			drop.row(i, mr)
+			for j, v := range x.Data[i*c : (i+1)*c] {
+				yr[j] = v * mr[j]
+			}
 		}
-	}
-	for i, v := range x.Data {
-		y.Data[i] = v * m.Data[i]
-	}
+	})
 	if nd := tp.push(y, dropoutBackward); nd != nil {
 		nd.a, nd.aux = x, m
 	}
 	return y
+}
+
+// dropSpec is one dropout mask: element (i, j) of a tensor with cols
+// columns is dropped when 32 bits of dropBits(key, i·⌈cols/2⌉ + j/2) (the
+// low half for even j, the high half for odd) are below thr = p·2³², so
+// with probability p up to 2⁻³² (p < 1, so thr fits 32 bits); kept
+// elements are scaled by keep = 1/(1−p).
+type dropSpec struct {
+	key  uint64
+	thr  uint32
+	keep float32
+	cols int
+	on   bool
+}
+
+func newDropSpec(op string, p float32, rng *rand.Rand, x *Tensor) dropSpec {
+	if p < 0 || p >= 1 {
+		panic(fmt.Sprintf("tensor: %s: probability %v outside [0,1) for %v", op, p, x.Shape))
+	}
+	return dropSpec{key: rng.Uint64(), thr: uint32(float64(p) * (1 << 32)), keep: 1 / (1 - p), cols: x.Cols(), on: true}
+}
+
+// row writes row i's mask multipliers (0 or keep) to m (cols long).
+func (d dropSpec) row(i int, m []float32) {
+	m = m[:d.cols]
+	base := uint64(i) * uint64((d.cols+1)/2)
+	for j := 0; j < len(m); j += 2 {
+		h := dropBits(d.key, base+uint64(j/2))
+		m[j] = d.pick(uint32(h))
+		if j+1 < len(m) {
+			m[j+1] = d.pick(uint32(h >> 32))
+		}
+	}
+}
+
+func (d dropSpec) pick(r uint32) float32 {
+	if r < d.thr {
+		return 0
+	}
+	return d.keep
+}
+
+// dropBits is the SplitMix64 output function applied to key + (j+1)·γ
+// (γ the golden-ratio increment): a counter-based generator whose outputs
+// for consecutive j pass BigCrush (Steele, Lea & Flood, 2014), so element
+// pairs j get independent uniform bits from one key.
+func dropBits(key, j uint64) uint64 {
+	z := key + (j+1)*0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
 }
 
 func dropoutBackward(nd *node) {
@@ -230,14 +333,20 @@ func (tp *Tape) BiasGELU(x, b *Tensor) *Tensor {
 	if y.Grad != nil {
 		deriv = tp.alloc(false, x.Shape...)
 	}
-	parallelFor(rows, 8, 12*c, func(lo, hi int) {
+	// Without a gradient the derivative goes to a per-worker scratch row:
+	// the vector kernel computes both from one tanh, and with it inference
+	// evaluates gelu exactly as training's forward pass does (a scalar
+	// loop here was the largest element-wise cost of embedding).
+	var scratch *Tensor
+	if deriv == nil {
+		scratch = tp.alloc(false, numWorkers(), c)
+	}
+	parallelForWorker(rows, 8, 12*c, numWorkers(), func(w, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			xr, yr := x.Data[i*c:(i+1)*c], y.Data[i*c:(i+1)*c]
 			br := b.Data[:len(xr)]
 			if deriv == nil {
-				for j, v := range xr {
-					yr[j] = gelu32(v + br[j])
-				}
+				geluGradRow(yr, scratch.Data[w*c:(w+1)*c], xr, br)
 				continue
 			}
 			geluGradRow(yr, deriv.Data[i*c:(i+1)*c], xr, br)

@@ -1,6 +1,9 @@
 package tensor
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Reshape returns x with a new shape of the same size. The result shares x's
 // data and gradient, so it costs no copy and needs no backward step (a
@@ -25,7 +28,9 @@ func (tp *Tape) Reshape(x *Tensor, shape ...int) *Tensor {
 		n *= s[infer]
 	}
 	if n != len(x.Data) {
-		panic(fmt.Sprintf("tensor: Reshape: %v (%d elements) cannot become %v", x.Shape, len(x.Data), shape))
+		// A copy in the message: shape itself then does not escape, and a
+		// call allocates nothing for its arguments.
+		panic(fmt.Sprintf("tensor: Reshape: %v (%d elements) cannot become %v", x.Shape, len(x.Data), slices.Clone(shape)))
 	}
 	var v *Tensor
 	if tp.vcur < len(tp.views) {

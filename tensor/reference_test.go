@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"testing"
 )
 
@@ -326,5 +327,136 @@ func TestSoftmaxMaskedLargeLogits(t *testing.T) {
 		if math.Abs(float64(v-want)) > 1e-6 {
 			t.Fatalf("softmax[%d] = %v, want %v (all %v)", j, v, want, y.Data)
 		}
+	}
+}
+
+// TestDropoutSameOnAnyCores: the mask is filled in parallel from one draw
+// of the rng, so the same seed gives the same mask on one core and on
+// several, for an odd length too (element pairs share a hash), and two
+// successive calls draw different masks.
+func TestDropoutSameOnAnyCores(t *testing.T) {
+	x := New(301, 257)
+	for i := range x.Data {
+		x.Data[i] = 1
+	}
+	mask := func(procs int) ([]float32, []float32) {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		rng := rand.New(rand.NewPCG(7, 7))
+		tp := NewTape()
+		return slices.Clone(tp.Dropout(x, 0.1, rng).Data), slices.Clone(tp.Dropout(x, 0.1, rng).Data)
+	}
+	a1, a2 := mask(1)
+	b1, b2 := mask(4)
+	if !slices.Equal(a1, b1) || !slices.Equal(a2, b2) {
+		t.Fatal("dropout masks differ between 1 and 4 cores")
+	}
+	if slices.Equal(a1, a2) {
+		t.Fatal("two successive dropout calls drew the same mask")
+	}
+}
+
+// TestPackedAttentionReference: packed sequences of different lengths
+// (one with a single query, one with no queries, one with no keys) against
+// attention over each sequence alone in float64.
+func TestPackedAttentionReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	heads, c := 2, 6
+	d := c / heads
+	tqs, tks := []int{3, 1, 0, 4, 2}, []int{5, 2, 3, 4, 0}
+	qOff, kOff := []int{0}, []int{0}
+	for i := range tqs {
+		qOff = append(qOff, qOff[i]+tqs[i])
+		kOff = append(kOff, kOff[i]+tks[i])
+	}
+	rq, rk := qOff[len(tqs)], kOff[len(tks)]
+	q, k, v := randTensor(rng, rq, c), randTensor(rng, rk, c), randTensor(rng, rk, c)
+	got := NewTape().PackedAttention(q, k, v, heads, qOff, kOff, nil)
+	want := make([]float64, rq*c)
+	for s := range tqs {
+		for h := range heads {
+			for i := qOff[s]; i < qOff[s+1]; i++ {
+				w := make([]float64, tks[s])
+				var z float64
+				for j := range w {
+					for l := range d {
+						w[j] += float64(q.Data[i*c+h*d+l]) * float64(k.Data[(kOff[s]+j)*c+h*d+l])
+					}
+					w[j] = math.Exp(w[j] / math.Sqrt(float64(d)))
+					z += w[j]
+				}
+				for j := range w {
+					for l := range d {
+						want[i*c+h*d+l] += w[j] / z * float64(v.Data[(kOff[s]+j)*c+h*d+l])
+					}
+				}
+			}
+		}
+	}
+	closeRel(t, "PackedAttention", got.Data, want, 1e-5)
+	for _, bad := range []func(){
+		func() { NewTape().PackedAttention(q, k, v, heads, qOff[:3], kOff, nil) },
+		func() { NewTape().PackedAttention(q, k, v, heads, qOff, append([]int{0}, kOff[2:]...), nil) },
+		func() { NewTape().PackedAttention(q, k, v, 4, qOff, kOff, nil) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Error("inconsistent offsets or heads did not panic")
+				}
+			}()
+			bad()
+		}()
+	}
+}
+
+// TestInterleave: rows of two packed tensors alternate sequence by
+// sequence, empty pieces included.
+func TestInterleave(t *testing.T) {
+	a := FromData([]float32{1, 2, 3}, 3, 1)        // sequences: [1], [], [2 3]
+	b := FromData([]float32{10, 20, 30, 40}, 4, 1) // sequences: [10 20], [30], [40]
+	y := NewTape().Interleave(a, b, []int{0, 1, 1, 3}, []int{0, 2, 3, 4})
+	if want := []float32{1, 10, 20, 30, 2, 3, 40}; !slices.Equal(y.Data, want) {
+		t.Errorf("Interleave = %v, want %v", y.Data, want)
+	}
+}
+
+// TestAddDropoutLayerNormIsThePair: the fused op gives, bit for bit, the
+// output and input gradients of Dropout then AddLayerNorm drawn from the
+// same rng state, on an odd width (element pairs straddle rows).
+func TestAddDropoutLayerNormIsThePair(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 3))
+	run := func(fused bool) (y, dx, dres []float32) {
+		x, res := randParam(rng, -1, 1, 37, 9), randParam(rng, -1, 1, 37, 9)
+		g, b := randParam(rng, 0, 2, 9), randParam(rng, -1, 1, 9)
+		seed := make([]float32, 37*9)
+		for i := range seed {
+			seed[i] = float32(i%7) - 3
+		}
+		tp := NewTape()
+		drng := rand.New(rand.NewPCG(9, 9))
+		var out *Tensor
+		if fused {
+			out = tp.AddDropoutLayerNorm(x, res, 0.25, drng, g, b)
+		} else {
+			out = tp.AddLayerNorm(x, tp.Dropout(res, 0.25, drng), g, b)
+		}
+		tp.BackwardWith(out, seed)
+		return slices.Clone(out.Data), x.Grad, res.Grad
+	}
+	rng = rand.New(rand.NewPCG(2, 3))
+	y1, dx1, dr1 := run(true)
+	rng = rand.New(rand.NewPCG(2, 3))
+	y2, dx2, dr2 := run(false)
+	if !slices.Equal(y1, y2) || !slices.Equal(dx1, dx2) || !slices.Equal(dr1, dr2) {
+		t.Fatal("AddDropoutLayerNorm differs from Dropout then AddLayerNorm")
+	}
+	zeros := 0
+	for _, v := range dr1 {
+		if v == 0 {
+			zeros++
+		}
+	}
+	if zeros == 0 || zeros == len(dr1) {
+		t.Fatalf("%d of %d branch gradients dropped", zeros, len(dr1))
 	}
 }

@@ -14,7 +14,33 @@ type Tape struct {
 	cur   int
 	views []*Tensor // Reshape results: share their input's buffers
 	vcur  int
+	ints  intArena // offsets of packed ops, valid until Reset
 }
+
+// intArena hands out int slices that stay valid until reset, from blocks
+// kept across resets, so a repeated step allocates none once warm.
+type intArena struct {
+	blocks [][]int
+	cur    int // block being carved
+	used   int // ints used of blocks[cur]
+}
+
+// take returns n zeroed ints.
+func (a *intArena) take(n int) []int {
+	for a.cur < len(a.blocks) && a.used+n > len(a.blocks[a.cur]) {
+		a.cur++
+		a.used = 0
+	}
+	if a.cur == len(a.blocks) {
+		a.blocks = append(a.blocks, make([]int, max(n, 4096)))
+	}
+	s := a.blocks[a.cur][a.used : a.used+n : a.used+n]
+	a.used += n
+	clear(s)
+	return s
+}
+
+func (a *intArena) reset() { a.cur, a.used = 0, 0 }
 
 // node is one recorded op: backward reads out.Grad and accumulates into the
 // inputs' Grad.
@@ -36,6 +62,7 @@ type node struct {
 	f    [2]float32  // float arguments (scale, bounds, …)
 	ix   []int32     // indices (Gather, CrossEntropy)
 	m    []bool      // masks (Softmax, Attention)
+	seg  []int       // sequence offsets (packed attention, Interleave)
 	xs   []*Tensor   // variadic inputs (Concat); reused storage
 }
 
@@ -49,7 +76,7 @@ func (tp *Tape) Reset() {
 		n := &tp.nodes[i]
 		xs := n.xs[:0]
 		clear(n.xs)
-		*n = node{xs: xs} // drop references, keep the Concat slice storage
+		*n = node{xs: xs, seg: n.seg[:0]} // drop references, keep the Concat and offset slices' storage
 	}
 	tp.nodes = tp.nodes[:0]
 	tp.cur = 0
@@ -57,6 +84,7 @@ func (tp *Tape) Reset() {
 		v.Data, v.Grad = nil, nil // do not keep old buffers alive
 	}
 	tp.vcur = 0
+	tp.ints.reset()
 }
 
 // Alloc returns a zeroed arena tensor of the given shape. It carries a
@@ -134,7 +162,7 @@ func (tp *Tape) push(out *Tensor, bw func(*node)) *node {
 		tp.nodes = tp.nodes[:len(tp.nodes)+1]
 		n := &tp.nodes[len(tp.nodes)-1]
 		xs := n.xs[:0]
-		*n = node{out: out, bw: bw, xs: xs}
+		*n = node{out: out, bw: bw, xs: xs, seg: n.seg[:0]}
 		return n
 	}
 	tp.nodes = append(tp.nodes, node{out: out, bw: bw})

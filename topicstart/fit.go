@@ -83,9 +83,18 @@ func Fit(m *model.Model, tangent []float32, in *model.Inputs, docs []int32, f Op
 		order[i] = i
 	}
 	rng := rand.New(rand.NewPCG(f.Seed, 0x746f70696366))
+	// Decoder-only, the topic points z and every document's θ are frozen
+	// (they depend on the tree's parameters, σ and the fixed tangents,
+	// none of which the fit changes): computed once here instead of at
+	// every step, with the backward pass reaching U alone.
+	var frozen *frozenTopics
+	if f.DecoderOnly && freezeDecoderOnly {
+		frozen = freeze(m, tangent)
+	}
 	tp := tensor.NewTape()
 	var nll float64
 	pos := len(order) // reshuffle on the first step
+	sub := make([]int32, B)
 	for s := 0; s < f.Steps; s++ {
 		if pos+B > len(order) {
 			if B < len(order) {
@@ -96,14 +105,25 @@ func Fit(m *model.Model, tangent []float32, in *model.Inputs, docs []int32, f Op
 		rows := order[pos : pos+B]
 		pos += B
 		tp.Reset()
-		d := tp.Alloc(false, B, n)
-		sub := make([]int32, B)
 		for i, r := range rows {
-			copy(d.Data[i*n:(i+1)*n], tangent[r*n:(r+1)*n])
 			sub[i] = docs[r]
 		}
-		z, zh := m.Topics.Embeddings(tp)
-		theta := m.Topics.Theta(tp, m.M.ExpO(tp, d), z, zh)
+		var z, theta *tensor.Tensor
+		if frozen != nil {
+			z = frozen.z
+			theta = tp.Alloc(false, B, frozen.T)
+			for i, r := range rows {
+				copy(theta.Data[i*frozen.T:(i+1)*frozen.T], frozen.theta[r*frozen.T:(r+1)*frozen.T])
+			}
+		} else {
+			d := tp.Alloc(false, B, n)
+			for i, r := range rows {
+				copy(d.Data[i*n:(i+1)*n], tangent[r*n:(r+1)*n])
+			}
+			var zh *tensor.Tensor
+			z, zh = m.Topics.Embeddings(tp)
+			theta = m.Topics.Theta(tp, m.M.ExpO(tp, d), z, zh)
+		}
 		ptr, word, count := in.SubsetBoW(sub)
 		loss := model.BowNLL(tp, tp.MatMul(theta, m.Topics.Beta(tp, z), false, false), ptr, word, count)
 		nll = float64(loss.Data[0])
@@ -112,13 +132,52 @@ func Fit(m *model.Model, tangent []float32, in *model.Inputs, docs []int32, f Op
 		}
 		tp.Backward(loss)
 		opt.Step(f.LR)
-		// Every topic parameter receives gradient, trained or not: none may
-		// carry it into the next step, nor into the caller's training.
+		// Every topic parameter that received gradient, trained or not,
+		// must not carry it into the next step, nor into the caller's
+		// training.
 		for _, p := range all {
 			p.ZeroGrad()
 		}
 	}
 	return nll, nil
+}
+
+// frozenTopics are the topic points z (T,n+1), without gradient, and the
+// θ (N,T) of the documents whose tangents were given, row-aligned.
+type frozenTopics struct {
+	z     *tensor.Tensor
+	theta []float32
+	T     int
+}
+
+// freezeDecoderOnly turns the freezing on; the test that compares it with
+// recomputing z and θ at every step turns it off.
+var freezeDecoderOnly = true
+
+// freezeBatch bounds the documents whose θ is computed at once (the tape
+// holds a few (rows, n) tensors).
+const freezeBatch = 4096
+
+func freeze(m *model.Model, tangent []float32) *frozenTopics {
+	n := m.Cfg.Width
+	N := len(tangent) / n
+	tp := tensor.NewTape()
+	tp.NoGrad = true
+	f := &frozenTopics{}
+	for lo := 0; lo < N; lo += freezeBatch {
+		hi := min(lo+freezeBatch, N)
+		tp.Reset()
+		z, zh := m.Topics.Embeddings(tp)
+		if f.z == nil {
+			f.z = tensor.FromData(slices.Clone(z.Data), slices.Clone(z.Shape)...)
+			f.T = z.Rows()
+			f.theta = make([]float32, N*f.T)
+		}
+		d := tp.Alloc(false, hi-lo, n)
+		copy(d.Data, tangent[lo*n:hi*n])
+		copy(f.theta[lo*f.T:], m.Topics.Theta(tp, m.M.ExpO(tp, d), z, zh).Data)
+	}
+	return f
 }
 
 // Calibrate sets the Fermi-Dirac radius r and temperature t of

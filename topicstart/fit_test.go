@@ -7,6 +7,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/gtformer/gtformer/corpus"
 	"github.com/gtformer/gtformer/corpus/synth"
 	"github.com/gtformer/gtformer/hnn"
 	"github.com/gtformer/gtformer/model"
@@ -118,7 +119,8 @@ func TestCalibrateSimilarity(t *testing.T) {
 	cfg := model.Default()
 	cfg.Width, cfg.Heads, cfg.MLPHidden, cfg.Vocab = 8, 2, 16, 10
 	cfg.FeatureHops, cfg.FeatureSkip = 0, false // the topic start alone (hop features need model.FitFeatures)
-	cfg.Tree.FDContrast = 0                     // the closed form below is the original contrast, (b−a)/6
+	// The closed form below is the original contrast, (b−a)/6.
+	cfg.Tree.FDContrast = 0
 	m, err := model.New(cfg, 4)
 	if err != nil {
 		t.Fatal(err)
@@ -215,21 +217,7 @@ func TestCalibrateSimilarity(t *testing.T) {
 // Full fit: the topic inputs move too. Bad arguments are errors.
 func TestFitTopics(t *testing.T) {
 	g := tinyGraph(t, 60, 5)
-	fit := func(f Options) (*model.Model, float64) {
-		cfg := tinyConfig(g)
-		m, err := model.New(cfg, 2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		docs := allDocs(g.NumDocs())
-		in := model.NewInputs(g, model.IDF(g, docs), cfg.MaxLen, cfg.Truncate)
-		emb := m.Embed(in, docs, func(int32) []int32 { return nil }, 1, 32)
-		nll, err := Fit(m, emb.Tangent, in, docs, f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m, nll
-	}
+	fit := func(f Options) (*model.Model, float64) { return fitTiny(t, g, f) }
 	ref, _ := fit(Options{Steps: 0, LR: 0.03})
 	_, first := fit(Options{Steps: 1, LR: 0.03, Batch: 25, Seed: 1, DecoderOnly: true})
 	m, last := fit(Options{Steps: 200, LR: 0.03, Batch: 25, Seed: 1, DecoderOnly: true})
@@ -325,4 +313,47 @@ func TestTrack(t *testing.T) {
 			t.Fatalf("rate %g: tracked r, t = %v, %v (config %v, %v); want %v, %v", tc.rate, r, tt, m.Cfg.Tree.FDRadius, m.Cfg.Tree.FDTemp, wantR, wantT)
 		}
 	}
+}
+
+// TestFitFrozenTopics: the decoder-only fit with z and θ computed once
+// gives the U of the fit that recomputes them at every step (z, θ and
+// the batches are the same; the float32 products may round differently
+// with the batch shape, hence the tolerance of 1e-4 relative).
+func TestFitFrozenTopics(t *testing.T) {
+	g := tinyGraph(t, 60, 5)
+	fit := func(freeze bool) []float32 {
+		freezeDecoderOnly = freeze
+		defer func() { freezeDecoderOnly = true }()
+		m, _ := fitTiny(t, g, Options{Steps: 50, LR: 0.03, Batch: 25, Seed: 3, DecoderOnly: true})
+		return m.Topics.U.Data
+	}
+	want, got := fit(false), fit(true)
+	var diff, norm float64
+	for i, v := range got {
+		d := float64(v - want[i])
+		diff += d * d
+		norm += float64(want[i]) * float64(want[i])
+	}
+	if math.Sqrt(diff) > 1e-4*math.Sqrt(norm) || math.IsNaN(diff) {
+		t.Errorf("frozen fit's U differs from the recomputing fit's by %.3g (norm %.3g)", math.Sqrt(diff), math.Sqrt(norm))
+	}
+}
+
+// fitTiny builds the tiny model (seed 2) on g, embeds every document
+// without links, and fits its topic side to them with f.
+func fitTiny(t *testing.T, g *corpus.Graph, f Options) (*model.Model, float64) {
+	t.Helper()
+	cfg := tinyConfig(g)
+	m, err := model.New(cfg, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := allDocs(g.NumDocs())
+	in := model.NewInputs(g, model.IDF(g, docs), cfg.MaxLen, cfg.Truncate)
+	emb := m.Embed(in, docs, func(int32) []int32 { return nil }, 1, 32)
+	nll, err := Fit(m, emb.Tangent, in, docs, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, nll
 }

@@ -54,6 +54,8 @@ func (t *Trainer) restoreParams(s *snapshot) {
 	for _, p := range t.Model.Params() {
 		copy(p.Data, s.params[p.Name])
 	}
+	// Other weights: the neighbour cache no longer holds their refresh.
+	t.cacheFresh = false
 }
 
 func (t *Trainer) restore(s *snapshot) {

@@ -99,10 +99,12 @@ type Trainer struct {
 	sampler *corpus.Sampler
 	cache   *model.Cache
 	// cacheFresh says the cache already holds the refresh of the current
-	// weights: validation built it over the same documents and neighbour
-	// lists that the next epoch's refresh would, so that epoch skips its
-	// own (only when nothing changed in between: a tree update changes
-	// the nested pass, so it clears the flag).
+	// weights: validation (or the topic start) built it over the same
+	// documents and neighbour lists that the next epoch's refresh would,
+	// so that epoch skips its own, and so does a validation or topic start
+	// that follows with nothing changed. Training steps clear it, and so
+	// does a change of the topic side when the cache reads it
+	// (model.Config.CacheReadsTopics: two hops).
 	cacheFresh bool
 	best       *snapshot
 	log        io.Writer
@@ -428,7 +430,18 @@ func (t *Trainer) initTopics() error {
 	}
 	defer t.Opt.Phases.Start("topic start")()
 	m := t.Model
-	emb := t.embedTrain(t.vs.Train)
+	var emb *model.Embeddings
+	if t.cache != nil {
+		// Through the trainer's cache, as validation embeds: a cache that
+		// does not read the topics is then still fresh for the epoch or
+		// validation that follows.
+		emb = t.embedCached(t.vs.Train)
+		if m.Cfg.CacheReadsTopics() {
+			t.cacheFresh = false
+		}
+	} else {
+		emb = t.embedTrain(t.vs.Train)
+	}
 	if err := topicstart.Place(m, emb.Tangent, t.Opt.Seed); err != nil {
 		return err
 	}
@@ -458,6 +471,25 @@ func (t *Trainer) initTopics() error {
 // stay unseen).
 func (t *Trainer) embedTrain(docs []int32) *model.Embeddings {
 	return t.Model.Embed(t.In, docs, t.trainNeighbors, t.Opt.MaxNbrs, t.Opt.EmbedBatch)
+}
+
+// embedCached embeds docs (the validation split's, or its sample's)
+// through the trainer's cache. Unless the cache is fresh it refreshes it
+// first: over every training document when t.vs is H itself, exactly as
+// the next epoch would, so the cache is then fresh and that epoch skips
+// its refresh; over the rows docs read when t.vs is a sample (the next
+// epoch refreshes what it reads itself).
+func (t *Trainer) embedCached(docs []int32) *model.Embeddings {
+	m := t.Model
+	if !t.cacheFresh {
+		if t.vs == t.H {
+			m.RefreshNeighbors(t.cache, t.In, t.H.Train, t.trainNeighbors, t.Opt.MaxNbrs, t.Opt.EmbedBatch)
+			t.cacheFresh = true
+		} else {
+			m.RefreshNeighbors(t.cache, t.In, model.ReadBy(docs, t.trainNeighbors, t.Opt.MaxNbrs), t.trainNeighbors, t.Opt.MaxNbrs, t.Opt.EmbedBatch)
+		}
+	}
+	return m.EmbedCached(t.In, docs, t.trainNeighbors, t.Opt.MaxNbrs, t.Opt.EmbedBatch, t.cache)
 }
 
 // nonFinite reports a NaN or Inf in a loss part or the gradient norm.
@@ -714,15 +746,7 @@ func (t *Trainer) scoreValidation(rec *EpochLog) *model.Embeddings {
 	slices.Sort(docs)
 	var part *model.Embeddings
 	if t.cache != nil {
-		if vs == t.H {
-			m.RefreshNeighbors(t.cache, t.In, t.H.Train, t.trainNeighbors, t.Opt.MaxNbrs, t.Opt.EmbedBatch)
-			t.cacheFresh = true
-		} else {
-			// Sampled: refresh what the sample reads; the next epoch
-			// refreshes what it reads itself.
-			m.RefreshNeighbors(t.cache, t.In, model.ReadBy(docs, t.trainNeighbors, t.Opt.MaxNbrs), t.trainNeighbors, t.Opt.MaxNbrs, t.Opt.EmbedBatch)
-		}
-		part = m.EmbedCached(t.In, docs, t.trainNeighbors, t.Opt.MaxNbrs, t.Opt.EmbedBatch, t.cache)
+		part = t.embedCached(docs)
 	} else {
 		part = t.embedTrain(docs)
 	}
@@ -914,9 +938,11 @@ func (t *Trainer) growTree(emb *model.Embeddings) error {
 	if !res.Changed() {
 		return nil
 	}
-	// The nested pass reads the tree embedding: the validation refresh is
-	// stale now.
-	t.cacheFresh = false
+	// With two hops the nested pass reads the tree embedding: the
+	// validation refresh is stale now.
+	if m.Cfg.CacheReadsTopics() {
+		t.cacheFresh = false
+	}
 	// Per-topic inputs follow the tree; so does their optimiser state.
 	name := m.Topics.Input.Name
 	in := m.Topics.Remap(res.OldRow)

@@ -15,7 +15,7 @@ import (
 )
 
 func TestBenchUsage(t *testing.T) {
-	for _, args := range [][]string{{"bench", "extra"}, {"bench", "--nope"}, {"bench", "--time", "-1s"}, {"bench", "--runs", "0"}, {"bench", "--paths", "fastest"}, {"bench", "--paths", ","}} {
+	for _, args := range [][]string{{"bench", "extra"}, {"bench", "--nope"}, {"bench", "--time", "-1s"}, {"bench", "--runs", "0"}, {"bench", "--paths", "fastest"}, {"bench", "--paths", ","}, {"bench", "--docs", "10"}} {
 		var out, errb bytes.Buffer
 		if code := run(args, &out, &errb); code != 2 {
 			t.Errorf("%v: exit %d, want 2 (stderr %q)", args, code, errb.String())
@@ -25,7 +25,8 @@ func TestBenchUsage(t *testing.T) {
 
 // TestBenchJSON runs each measurement once, on one core, on the path in use
 // and the first pure-Go path (a few seconds; all paths would add gonum's
-// slow ones); skipped with -short.
+// slow ones), the model's on a corpus of 64 documents; skipped with -short.
+// The output has exactly the documented keys.
 func TestBenchJSON(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the layer benchmark")
@@ -41,7 +42,7 @@ func TestBenchJSON(t *testing.T) {
 	if goPath != want[0] {
 		want = append(want, goPath)
 	}
-	if code := run([]string{"bench", "--json", "--time", "0s", "--runs", "1", "--paths", goPath, "--one-core"}, &out, &errb); code != 0 {
+	if code := run([]string{"bench", "--json", "--time", "0s", "--runs", "1", "--paths", goPath, "--one-core", "--docs", "64"}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	type path struct {
@@ -59,6 +60,11 @@ func TestBenchJSON(t *testing.T) {
 		Ratio       *float64 `json:"ratio"`
 		OneCore     bool     `json:"one_core"`
 		Paths       []path   `json:"paths"`
+
+		ModelStepDocs  *float64 `json:"model_step_docs_per_s"`
+		ModelStepGFLOP *float64 `json:"model_step_gflops"`
+		ModelStepRatio *float64 `json:"model_step_ratio"`
+		EmbedDocs      *float64 `json:"embed_docs_per_s"`
 	}
 	dec := json.NewDecoder(strings.NewReader(out.String()))
 	dec.DisallowUnknownFields()
@@ -90,6 +96,17 @@ func TestBenchJSON(t *testing.T) {
 	}
 	if tensor.BLASName() != r.BLAS {
 		t.Errorf("bench left %s in use, was %s", tensor.BLASName(), r.BLAS)
+	}
+	for name, v := range map[string]*float64{"model_step_docs_per_s": r.ModelStepDocs, "model_step_gflops": r.ModelStepGFLOP, "embed_docs_per_s": r.EmbedDocs} {
+		if v == nil || !(*v > 0) {
+			t.Errorf("%s missing or not positive in %q", name, out.String())
+		}
+	}
+	if r.ModelStepRatio == nil || r.ModelStepGFLOP == nil {
+		t.Fatalf("model_step_ratio missing in %q", out.String())
+	}
+	if !near(*r.ModelStepRatio, *r.ModelStepGFLOP / *r.SgemmGFLOPS) {
+		t.Errorf("model_step_ratio %v is not model_step_gflops/sgemm", *r.ModelStepRatio)
 	}
 }
 
