@@ -32,15 +32,25 @@ func hopFeatures(s beam.Scope, p *Plan, nodes beam.PCollection, encoded []beam.P
 	// Backwards: need[K] are the documents encoded (their union, by
 	// joins: Prism failed on a Flatten here), need[k−1] need[k] with all
 	// their links; reqs[k] route Z_{k−1} to stage k's centres.
+	// These passes read link lists only: they carry nodes without their
+	// words and states (linksOnly), and only need[0], whose Z₀ reads the
+	// words, joins the whole nodes. (A runner such as Prism holds every
+	// collection a join waits for in memory: copies of whole documents
+	// there were most of its memory.)
 	need := make([]beam.PCollection, K+1)
 	reqs := make([]beam.PCollection, K+1)
-	need[K] = encoded[0]
+	need[K] = beam.ParDo(s, linksOnly, encoded[0])
 	for _, c := range encoded[1:] {
-		need[K] = beam.ParDo(s, eitherNode, beam.CoGroupByKey(s, need[K], c))
+		need[K] = beam.ParDo(s, eitherNode, beam.CoGroupByKey(s, need[K], beam.ParDo(s, linksOnly, c)))
 	}
+	links := beam.ParDo(s, linksOnly, nodes)
 	for k := K; k >= 1; k-- {
 		reqs[k] = beam.ParDo(s, linkRequestsOf, need[k])
-		need[k-1] = beam.ParDo(s, needed, beam.CoGroupByKey(s, reqs[k], nodes))
+		from := links
+		if k == 1 {
+			from = nodes
+		}
+		need[k-1] = beam.ParDo(s, needed, beam.CoGroupByKey(s, reqs[k], from))
 	}
 	// Forwards: Z₀, then a stage per hop, each document carrying its
 	// features so far.
@@ -52,6 +62,12 @@ func hopFeatures(s beam.Scope, p *Plan, nodes beam.PCollection, encoded []beam.P
 		*dead = append(*dead, lost)
 	}
 	return z
+}
+
+// linksOnly keeps what a hop stage reads of a node: its key, link list,
+// and the names its dead letters give.
+func linksOnly(key int64, n node) (int64, node) {
+	return key, node{Key: n.Key, ID: n.ID, Source: n.Source, Links: n.Links}
 }
 
 // dropKey passes a keyed node on alone.

@@ -68,7 +68,7 @@ type node struct {
 	// Hop are its hop features, once joined in (hop.go); nil before, and
 	// for a model without them.
 	Hop   []float32
-	State []float32 // corpus documents: own-text states (Layers, Width); nil for new ones
+	State []float32 // corpus documents: stored own-text states (Layers, Width); nil for new ones, and with hop features (never read then)
 	// Unknown lists a new document's links that name no document.
 	Unknown []string
 }
@@ -113,7 +113,7 @@ func init() {
 	for _, fn := range []any{
 		keyByID, linkNames, idIndex, docByKey, corpusID, resolveKnown, isNewNode, requestsOf,
 		needed, route, splitStates0, withoutStates, shardIndex, topicHits, sumInt64, toPair,
-		eitherNode, linkRequestsOf, dropKey,
+		eitherNode, linkRequestsOf, dropKey, linksOnly,
 	} {
 		beam.RegisterFunction(fn)
 	}
