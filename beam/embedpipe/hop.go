@@ -53,15 +53,28 @@ func hopFeatures(s beam.Scope, p *Plan, nodes beam.PCollection, encoded []beam.P
 		need[k-1] = beam.ParDo(s, needed, beam.CoGroupByKey(s, reqs[k], from))
 	}
 	// Forwards: Z₀, then a stage per hop, each document carrying its
-	// features so far.
+	// features so far. A hop step reads only the last hop's Z of the
+	// documents it sums: that is all that is routed along the links (one
+	// message per link and hop), and the centre's features so far join it
+	// by key, once.
 	z := beam.ParDo(s, &hopStartFn{Model: p.Model, Batch: p.Batch}, need[0])
 	for k := 1; k <= K; k++ {
-		msgs := beam.ParDo(s, route, beam.CoGroupByKey(s, reqs[k], z))
+		last := beam.ParDo(s, &lastHopFn{Dim: p.HopDim}, z)
+		msgs := beam.ParDo(s, route, beam.CoGroupByKey(s, reqs[k], last))
 		var lost beam.PCollection
-		z, lost = beam.ParDo2(s, &hopStepFn{Dim: p.HopDim, Hop: k}, beam.CoGroupByKey(s, need[k], msgs))
+		z, lost = beam.ParDo2(s, &hopStepFn{Dim: p.HopDim, Hop: k}, beam.CoGroupByKey(s, need[k], z, msgs))
 		*dead = append(*dead, lost)
 	}
 	return z
+}
+
+// lastHopFn keeps the last hop's Z of a document's features so far.
+type lastHopFn struct {
+	Dim int // floats per hop
+}
+
+func (f *lastHopFn) ProcessElement(key int64, z []float32) (int64, []float32) {
+	return key, z[max(len(z)-f.Dim, 0):]
 }
 
 // linksOnly keeps what a hop stage reads of a node: its key, link list,
@@ -132,14 +145,14 @@ func (f *hopStartFn) flush(emit func(int64, []float32)) {
 }
 
 // hopStepFn is hop stage Hop: a centre's Z_Hop from the Z_{Hop−1} of
-// itself and of its links in the order of its link list, appended to its
-// features so far.
+// itself and of its links (msgs) in the order of its link list, appended
+// to its features so far (own).
 type hopStepFn struct {
 	Dim int // floats per hop
 	Hop int
 }
 
-func (f *hopStepFn) ProcessElement(key int64, nodes func(*node) bool, msgs func(*nbrState) bool, emit func(int64, []float32), dead func(deadLetter)) {
+func (f *hopStepFn) ProcessElement(key int64, nodes func(*node) bool, owns func(*[]float32) bool, msgs func(*nbrState) bool, emit func(int64, []float32), dead func(deadLetter)) {
 	var n node
 	if !nodes(&n) {
 		return
@@ -153,19 +166,23 @@ func (f *hopStepFn) ProcessElement(key int64, nodes func(*node) bool, msgs func(
 	lost := func(y int64) {
 		dead(deadLetter{Source: n.Source, ID: n.ID, Reason: fmt.Sprintf("internal: hop %d: the features of document key %d did not arrive; not embedded", f.Hop, y)})
 	}
-	own, ok := got[key]
-	if !ok || len(own) != have {
+	var own []float32
+	if !owns(&own) || len(own) != have {
+		lost(key)
+		return
+	}
+	if self, ok := got[key]; !ok || len(self) != f.Dim {
 		lost(key)
 		return
 	}
 	rows := make([][]float32, len(n.Links))
 	for i, y := range n.Links {
 		r, ok := got[y]
-		if !ok || len(r) != have {
+		if !ok || len(r) != f.Dim {
 			lost(y)
 			return
 		}
-		rows[i] = r[have-f.Dim : have]
+		rows[i] = r
 	}
 	out := make([]float32, have+f.Dim)
 	copy(out, own)

@@ -106,7 +106,7 @@ func init() {
 		inputFile{}, newDoc{}, deadLetter{}, corpusDoc{}, node{}, nbrState{}, centre{}, result{}, npyRow{}, pairOf{},
 		readFn{}, ownIDFn{}, parseStatesFn{}, resolveNewFn{}, nodeFn{}, assembleFn{}, ownStatesFn{}, nestedFn{}, embedFn{},
 		formatResultFn{}, formatDeadFn{}, npyRowFn{}, writeLinesFn{}, writeNpyFn{}, writeCountsFn{},
-		hopStartFn{}, hopStepFn{}, withHopFn{},
+		hopStartFn{}, hopStepFn{}, withHopFn{}, lastHopFn{},
 	} {
 		beam.RegisterType(reflect.TypeOf(t))
 	}
