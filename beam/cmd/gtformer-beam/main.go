@@ -23,6 +23,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime/debug"
 	"sort"
 	"time"
 
@@ -71,6 +72,15 @@ func main() {
 		os.Exit(2)
 	}
 	beam.Init() // a worker process runs its bundles here and never returns
+	if os.Getenv("GOGC") == "" {
+		// Here the job is launched, and on Prism run, in this process:
+		// Prism holds every collection between stages in its heap, and
+		// the collector's default headroom (a heap twice the live data)
+		// doubles that. Half the headroom cost 2,000 new documents on
+		// ML a fifth of the peak memory and a fifth more CPU (loaded
+		// machine). GOGC set in the environment decides instead.
+		debug.SetGCPercent(50)
+	}
 	// Prism and the SDK log every stage at INFO through the default
 	// logger; the command's own lines say what matters.
 	if !*verbose {
