@@ -71,6 +71,9 @@ type node struct {
 	State []float32 // corpus documents: stored own-text states (Layers, Width); nil for new ones, and with hop features (never read then)
 	// Unknown lists a new document's links that name no document.
 	Unknown []string
+	// Targets are the centres of the next hop stage that read this
+	// document's features (hop.go), sorted; set in the hop stages only.
+	Targets []int64
 }
 
 // nbrState is a neighbour's states, routed to a centre that reads them.
@@ -106,14 +109,14 @@ func init() {
 		inputFile{}, newDoc{}, deadLetter{}, corpusDoc{}, node{}, nbrState{}, centre{}, result{}, npyRow{}, pairOf{},
 		readFn{}, ownIDFn{}, parseStatesFn{}, resolveNewFn{}, nodeFn{}, assembleFn{}, ownStatesFn{}, nestedFn{}, embedFn{},
 		formatResultFn{}, formatDeadFn{}, npyRowFn{}, writeLinesFn{}, writeNpyFn{}, writeCountsFn{},
-		hopStartFn{}, hopStepFn{}, withHopFn{}, lastHopFn{},
+		hopStartFn{}, hopStepFn{}, withHopFn{},
 	} {
 		beam.RegisterType(reflect.TypeOf(t))
 	}
 	for _, fn := range []any{
 		keyByID, linkNames, idIndex, docByKey, corpusID, resolveKnown, isNewNode, requestsOf,
 		needed, route, splitStates0, withoutStates, shardIndex, topicHits, sumInt64, toPair,
-		eitherNode, linkRequestsOf, dropKey, linksOnly,
+		eitherNode, linkRequestsOf, dropKey, linksOnly, neededBy,
 	} {
 		beam.RegisterFunction(fn)
 	}
