@@ -10,7 +10,9 @@
 #
 # Run it on an idle machine: the figures in docs/benchmarks.md come from it.
 # Environment: NEW, TRAIN (documents), WIDTH (model width, default 128),
-# EPOCHS (default 1), TAGS (build tags for both binaries; the BLAS path is chosen at run time: GTFORMER_BLAS).
+# EPOCHS (default 1), TAGS (build tags for both binaries; the BLAS path is chosen at run time: GTFORMER_BLAS),
+# BEAMFLAGS (more flags for gtformer-beam embed, e.g. "--memprofile /tmp/beam.mem --collections"
+# to see where its memory goes: go tool pprof -sample_index=inuse_space).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$PATH:/usr/local/go/bin"
@@ -38,7 +40,7 @@ measure() { # name, command...: wall seconds and max RSS (kB) into $W/<name>.tim
 }
 rm -rf "$W/out"
 measure single "$W/gtformer" embed --model "$W/model" --data "$W/train" --new "$W/new/all.jsonl.txt" --out "$W/single.npy"
-measure beam "$W/gtformer-beam" embed --input "$W/new/new-*.jsonl" --model "$W/model" --out "$W/out" --runner prism --npy
+measure beam "$W/gtformer-beam" embed --input "$W/new/new-*.jsonl" --model "$W/model" --out "$W/out" --runner prism --npy ${BEAMFLAGS:-}
 
 # Both must have embedded every document: a figure over fewer would flatter.
 embedded=$(sed -n 's/^embedded \([0-9]*\) documents.*/\1/p' "$W/beam.log")

@@ -112,7 +112,7 @@ func (f *nodeFn) ProcessElement(key int64, recs func(*corpusDoc) bool, docs func
 	var d newDoc
 	switch {
 	case recs(&c):
-		n = node{Key: key, ID: c.ID, Words: c.Words, State: c.States}
+		n = node{Key: key, ID: c.ID, Words: c.Words, State: c.States} // no states with hop features (parseStatesFn.NoStates)
 		nbrs = append(nbrs, c.Links...)
 	case docs(&d):
 		n = node{Key: key, ID: d.ID, Source: d.Source, Words: d.Words}

@@ -3,6 +3,7 @@ package embedpipe
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/gtformer/gtformer/features"
@@ -31,27 +32,74 @@ func hopFeatures(s beam.Scope, p *Plan, nodes beam.PCollection, encoded []beam.P
 	K := p.FeatureHops
 	// Backwards: need[K] are the documents encoded (their union, by
 	// joins: Prism failed on a Flatten here), need[k−1] need[k] with all
-	// their links; reqs[k] route Z_{k−1} to stage k's centres.
+	// their links, each with the centres of stage k that read it
+	// (Targets).
+	// These passes read link lists only: they carry nodes without their
+	// words and states (linksOnly), and only need[0], whose Z₀ reads the
+	// words, joins the whole nodes. (A runner such as Prism holds every
+	// collection a join waits for in memory: copies of whole documents
+	// there were most of its memory.)
 	need := make([]beam.PCollection, K+1)
-	reqs := make([]beam.PCollection, K+1)
-	need[K] = encoded[0]
+	need[K] = beam.ParDo(s, linksOnly, encoded[0])
 	for _, c := range encoded[1:] {
-		need[K] = beam.ParDo(s, eitherNode, beam.CoGroupByKey(s, need[K], c))
+		need[K] = beam.ParDo(s, eitherNode, beam.CoGroupByKey(s, need[K], beam.ParDo(s, linksOnly, c)))
 	}
+	links := beam.ParDo(s, linksOnly, nodes)
 	for k := K; k >= 1; k-- {
-		reqs[k] = beam.ParDo(s, linkRequestsOf, need[k])
-		need[k-1] = beam.ParDo(s, needed, beam.CoGroupByKey(s, reqs[k], nodes))
+		reqs := beam.ParDo(s, linkRequestsOf, need[k])
+		from := links
+		if k == 1 {
+			from = nodes
+		}
+		need[k-1] = beam.ParDo(s, neededBy, beam.CoGroupByKey(s, reqs, from))
 	}
 	// Forwards: Z₀, then a stage per hop, each document carrying its
-	// features so far.
-	z := beam.ParDo(s, &hopStartFn{Model: p.Model, Batch: p.Batch}, need[0])
+	// features so far. A document of stage k−1 sends its Z_{k−1} (only
+	// that: a hop step sums nothing else) to the centres of stage k that
+	// read it, the Targets the backward pass gave it, so that no request
+	// waits through the forward stages; a centre's own features so far
+	// join its messages by key, once.
+	z, msgs := beam.ParDo2(s, &hopStartFn{Model: p.Model, Batch: p.Batch}, need[0])
 	for k := 1; k <= K; k++ {
-		msgs := beam.ParDo(s, route, beam.CoGroupByKey(s, reqs[k], z))
 		var lost beam.PCollection
-		z, lost = beam.ParDo2(s, &hopStepFn{Dim: p.HopDim, Hop: k}, beam.CoGroupByKey(s, need[k], msgs))
+		z, msgs, lost = beam.ParDo3(s, &hopStepFn{Dim: p.HopDim, Hop: k}, beam.CoGroupByKey(s, need[k], z, msgs))
 		*dead = append(*dead, lost)
 	}
 	return z
+}
+
+// neededBy passes on a document that some centre of the next stage reads,
+// with those centres as its Targets.
+func neededBy(key int64, reqs func(*int64) bool, nodes func(*node) bool, emit func(int64, node)) {
+	var targets []int64
+	var x int64
+	for reqs(&x) {
+		targets = append(targets, x)
+	}
+	var n node
+	if len(targets) == 0 || !nodes(&n) {
+		return
+	}
+	slices.Sort(targets)
+	n.Targets = slices.Compact(targets)
+	emit(key, n)
+}
+
+// send sends a document's features of the last hop, z, to the centres of
+// the next stage that read them (not to itself: a centre's own features
+// join it by key).
+func send(key int64, targets []int64, z []float32, emit func(int64, nbrState)) {
+	for _, x := range targets {
+		if x != key {
+			emit(x, nbrState{Key: key, State: z})
+		}
+	}
+}
+
+// linksOnly keeps what a hop stage reads of a node: its key, link list,
+// and the names its dead letters give.
+func linksOnly(key int64, n node) (int64, node) {
+	return key, node{Key: n.Key, ID: n.ID, Source: n.Source, Links: n.Links}
 }
 
 // dropKey passes a keyed node on alone.
@@ -88,18 +136,18 @@ func (f *hopStartFn) Setup(ctx context.Context) (err error) {
 	return err
 }
 
-func (f *hopStartFn) ProcessElement(_ int64, n node, emit func(int64, []float32)) {
+func (f *hopStartFn) ProcessElement(_ int64, n node, emit func(int64, []float32), msg func(int64, nbrState)) {
 	f.buf = append(f.buf, n)
 	if len(f.buf) >= f.Batch {
-		f.flush(emit)
+		f.flush(emit, msg)
 	}
 }
 
-func (f *hopStartFn) FinishBundle(emit func(int64, []float32)) {
-	f.flush(emit)
+func (f *hopStartFn) FinishBundle(emit func(int64, []float32), msg func(int64, nbrState)) {
+	f.flush(emit, msg)
 }
 
-func (f *hopStartFn) flush(emit func(int64, []float32)) {
+func (f *hopStartFn) flush(emit func(int64, []float32), msg func(int64, nbrState)) {
 	if len(f.buf) == 0 {
 		return
 	}
@@ -110,20 +158,23 @@ func (f *hopStartFn) flush(emit func(int64, []float32)) {
 	z := f.m.HopStart(f.m.DocInputs(words))
 	d := len(z) / len(f.buf)
 	for i, n := range f.buf {
-		emit(n.Key, z[i*d:(i+1)*d:(i+1)*d])
+		zi := z[i*d : (i+1)*d : (i+1)*d]
+		emit(n.Key, zi)
+		send(n.Key, n.Targets, zi, msg)
 	}
 	f.buf = f.buf[:0]
 }
 
 // hopStepFn is hop stage Hop: a centre's Z_Hop from the Z_{Hop−1} of
-// itself and of its links in the order of its link list, appended to its
-// features so far.
+// itself (the last of its features so far, own) and of its links (msgs)
+// in the order of its link list, appended to own; Z_Hop goes on to the
+// centres of the next stage that read it.
 type hopStepFn struct {
 	Dim int // floats per hop
 	Hop int
 }
 
-func (f *hopStepFn) ProcessElement(key int64, nodes func(*node) bool, msgs func(*nbrState) bool, emit func(int64, []float32), dead func(deadLetter)) {
+func (f *hopStepFn) ProcessElement(key int64, nodes func(*node) bool, owns func(*[]float32) bool, msgs func(*nbrState) bool, emit func(int64, []float32), msg func(int64, nbrState), dead func(deadLetter)) {
 	var n node
 	if !nodes(&n) {
 		return
@@ -137,24 +188,25 @@ func (f *hopStepFn) ProcessElement(key int64, nodes func(*node) bool, msgs func(
 	lost := func(y int64) {
 		dead(deadLetter{Source: n.Source, ID: n.ID, Reason: fmt.Sprintf("internal: hop %d: the features of document key %d did not arrive; not embedded", f.Hop, y)})
 	}
-	own, ok := got[key]
-	if !ok || len(own) != have {
+	var own []float32
+	if !owns(&own) || len(own) != have {
 		lost(key)
 		return
 	}
 	rows := make([][]float32, len(n.Links))
 	for i, y := range n.Links {
 		r, ok := got[y]
-		if !ok || len(r) != have {
+		if !ok || len(r) != f.Dim {
 			lost(y)
 			return
 		}
-		rows[i] = r[have-f.Dim : have]
+		rows[i] = r
 	}
 	out := make([]float32, have+f.Dim)
 	copy(out, own)
 	features.HopStep(out[have:], make([]float64, f.Dim), own[have-f.Dim:], rows)
 	emit(key, out)
+	send(key, n.Targets, out[have:], msg)
 }
 
 // withHopFn gives a node its hop features.

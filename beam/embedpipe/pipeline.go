@@ -191,7 +191,7 @@ func Build(s beam.Scope, p *Plan) Outputs {
 	// Parse, then one document per id that names no corpus document.
 	docs, bad := beam.ParDo2(s, &readFn{States: p.States}, beam.CreateList(s, files))
 	dead = append(dead, bad)
-	recs, badRecs := beam.ParDo2(s, &parseStatesFn{States: p.States}, textio.Read(s, joinPath(p.States, corpusstates.RecordsFile)))
+	recs, badRecs := beam.ParDo2(s, &parseStatesFn{States: p.States, NoStates: p.HopWidth > 0}, textio.Read(s, joinPath(p.States, corpusstates.RecordsFile)))
 	dead = append(dead, badRecs)
 	corpusIDs := beam.ParDo(s, corpusID, recs)
 	kept, refused := beam.ParDo2(s, &ownIDFn{LineNumberIDs: p.LineNumberIDs, Docs: p.CorpusDocs},

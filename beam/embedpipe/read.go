@@ -172,6 +172,9 @@ func (f *ownIDFn) ProcessElement(id string, docs func(*newDoc) bool, index func(
 // from another version).
 type parseStatesFn struct {
 	States string
+	// NoStates drops the stored states (a model with hop features encodes
+	// every state afresh), so that they do not ride through the joins.
+	NoStates bool
 
 	meta *vocabMeta
 }
@@ -196,5 +199,9 @@ func (f *parseStatesFn) ProcessElement(line string, emit func(int64, corpusDoc),
 	for i, l := range r.Links {
 		links[i] = int64(l)
 	}
-	emit(int64(r.Index), corpusDoc{Index: int64(r.Index), ID: r.ID, Words: r.Words, Links: links, States: r.States})
+	c := corpusDoc{Index: int64(r.Index), ID: r.ID, Words: r.Words, Links: links, States: r.States}
+	if f.NoStates {
+		c.States = nil
+	}
+	emit(int64(r.Index), c)
 }

@@ -68,9 +68,12 @@ type node struct {
 	// Hop are its hop features, once joined in (hop.go); nil before, and
 	// for a model without them.
 	Hop   []float32
-	State []float32 // corpus documents: own-text states (Layers, Width); nil for new ones
+	State []float32 // corpus documents: stored own-text states (Layers, Width); nil for new ones, and with hop features (never read then)
 	// Unknown lists a new document's links that name no document.
 	Unknown []string
+	// Targets are the centres of the next hop stage that read this
+	// document's features (hop.go), sorted; set in the hop stages only.
+	Targets []int64
 }
 
 // nbrState is a neighbour's states, routed to a centre that reads them.
@@ -113,7 +116,7 @@ func init() {
 	for _, fn := range []any{
 		keyByID, linkNames, idIndex, docByKey, corpusID, resolveKnown, isNewNode, requestsOf,
 		needed, route, splitStates0, withoutStates, shardIndex, topicHits, sumInt64, toPair,
-		eitherNode, linkRequestsOf, dropKey,
+		eitherNode, linkRequestsOf, dropKey, linksOnly, neededBy,
 	} {
 		beam.RegisterFunction(fn)
 	}

@@ -27,7 +27,7 @@ func TestEmbedRefusesBeforeRunning(t *testing.T) {
 		o.Input, o.Model, o.Out = filepath.Join(dir, "*.jsonl"), filepath.Join(dir, "model"), filepath.Join(dir, "out")
 		tc.edit(&o)
 		var stdout, stderr bytes.Buffer
-		if code := embed(context.Background(), o, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), tc.want) || stdout.Len() != 0 {
+		if code := embed(context.Background(), o, false, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), tc.want) || stdout.Len() != 0 {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q", tc.name, code, stdout.String(), stderr.String())
 		}
 	}
