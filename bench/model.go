@@ -104,49 +104,20 @@ func NewModelBench(cfg model.Config, s ModelSetup) (*ModelBench, error) {
 }
 
 // linkBatch takes s.BatchLinks links spread evenly over the graph's link
-// list and builds the trainer's batch from them: both ends are centres,
-// each link gives two anchors, an anchor's candidates are all centres but
-// itself and its other neighbours, and each centre has k neighbours
-// sampled from the graph (as an epoch's neighbour table).
+// list and builds the trainer's batch from them (model.LinkBatch), with each
+// centre's k neighbours sampled from the graph (as an epoch's neighbour
+// table) and, for a supervised model, every centre's label.
 func linkBatch(g *corpus.Graph, cfg model.Config, s ModelSetup) *model.Batch {
-	b := &model.Batch{}
-	idx := map[int32]int32{}
-	add := func(d int32) int32 {
-		if i, ok := idx[d]; ok {
-			return i
-		}
-		idx[d] = int32(len(b.Centres))
-		b.Centres = append(b.Centres, d)
-		return idx[d]
-	}
 	n := min(s.BatchLinks, len(g.Links))
+	links := make([][2]int32, n)
 	for i := range n {
-		l := g.Links[i*len(g.Links)/n]
-		u, v := add(l[0]), add(l[1])
-		b.Anchors = append(b.Anchors, u, v)
-		b.Positives = append(b.Positives, v, u)
-	}
-	B := len(b.Centres)
-	b.Admissible = make([]bool, len(b.Anchors)*B)
-	for i, a := range b.Anchors {
-		nb := g.Neighbors(int(b.Centres[a]))
-		for c := range B {
-			ok := int32(c) != a
-			if ok && int32(c) != b.Positives[i] {
-				_, linked := slices.BinarySearch(nb, b.Centres[c])
-				ok = !linked
-			}
-			b.Admissible[i*B+c] = ok
-		}
+		links[i] = g.Links[i*len(g.Links)/n]
 	}
 	k := cfg.Neighbors
 	table := corpus.NewCSRSampler(g.AdjPtr, g.AdjIdx, k, s.Seed).Resample(0)
-	b.Nbrs = model.Neighbors{K: k, Docs: make([]int32, 0, B*k)}
-	for _, d := range b.Centres {
-		b.Nbrs.Docs = append(b.Nbrs.Docs, table[int(d)*k:int(d+1)*k]...)
-	}
+	b := model.LinkBatch(links, table, k, func(d int32) []int32 { return g.Neighbors(int(d)) })
 	if cfg.Supervised {
-		b.Labels = make([]int32, B)
+		b.Labels = make([]int32, len(b.Centres))
 		for i, d := range b.Centres {
 			b.Labels[i] = g.Labels[d]
 		}

@@ -612,51 +612,19 @@ func (t *Trainer) clip() float64 {
 	return t.Opt.Clip
 }
 
-// batch builds one step's batch from a slice of training links: both ends
-// are centres; each link gives two anchors (one per direction) whose
-// candidates are all centres but the anchor and its other known neighbours.
+// batch builds one step's batch from a slice of training links
+// (model.LinkBatch: both ends are centres; each link gives two anchors whose
+// candidates are all centres but the anchor and its other known training
+// neighbours), then hides the targets (MaskTargets) and sets the labels of
+// the supervised head (−1 for held-out documents).
 func (t *Trainer) batch(links [][2]int32, nbrTable []int32, k int) *model.Batch {
-	idx := map[int32]int32{}
-	var centres []int32
-	add := func(d int32) int32 {
-		if i, ok := idx[d]; ok {
-			return i
-		}
-		i := int32(len(centres))
-		idx[d] = i
-		centres = append(centres, d)
-		return i
-	}
-	b := &model.Batch{}
-	for _, l := range links {
-		u, v := add(l[0]), add(l[1])
-		b.Anchors = append(b.Anchors, u, v)
-		b.Positives = append(b.Positives, v, u)
-	}
-	b.Centres = centres
-	B := len(centres)
-	b.Nbrs = model.Neighbors{K: k, Docs: make([]int32, 0, B*k)}
-	for _, d := range centres {
-		b.Nbrs.Docs = append(b.Nbrs.Docs, nbrTable[int(d)*k:int(d+1)*k]...)
-	}
+	b := model.LinkBatch(links, nbrTable, k, func(d int32) []int32 { return t.H.TrainNeighbors(int(d)) })
 	if t.Opt.MaskTargets {
 		t.maskTargets(b, links)
 	}
-	b.Admissible = make([]bool, len(b.Anchors)*B)
-	for i, a := range b.Anchors {
-		nbrs := t.H.TrainNeighbors(int(centres[a]))
-		for c := 0; c < B; c++ {
-			ok := int32(c) != a
-			if ok && int32(c) != b.Positives[i] {
-				_, linked := slices.BinarySearch(nbrs, centres[c])
-				ok = !linked
-			}
-			b.Admissible[i*B+c] = ok
-		}
-	}
 	if t.Model.Cfg.Supervised {
-		b.Labels = make([]int32, B)
-		for i, d := range centres {
+		b.Labels = make([]int32, len(b.Centres))
+		for i, d := range b.Centres {
 			b.Labels[i] = -1
 			if t.G.Labels != nil && !t.H.IsTest[d] && !t.S.IsTest[d] {
 				b.Labels[i] = t.G.Labels[d]
