@@ -221,3 +221,26 @@ func testGram(x *Vectors, test []int32) []float64 {
 	})
 	return g
 }
+
+// Scores is Metrics as the JSON records hold them (baselines.json, the
+// experiment's LDA fits, gtformer baseline --json): percent, null where a
+// score cannot be computed (NaN or infinite). Records embed it, so its
+// fields sit among theirs.
+type Scores struct {
+	MicroF1       *float64 `json:"micro_f1"`
+	MacroF1       *float64 `json:"macro_f1"`
+	LinkAUC       *float64 `json:"link_auc_cosine"`
+	LinkAUCSqDist *float64 `json:"link_auc_neg_sq_dist"`
+	LinkDocs      int      `json:"link_docs"`
+}
+
+// Scores returns m's scores for a JSON record.
+func (m Metrics) Scores() Scores {
+	finite := func(x float64) *float64 {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil
+		}
+		return &x
+	}
+	return Scores{MicroF1: finite(m.MicroF1), MacroF1: finite(m.MacroF1), LinkAUC: finite(m.LinkAUC), LinkAUCSqDist: finite(m.LinkAUCSqDist), LinkDocs: m.LinkDocs}
+}

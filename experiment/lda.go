@@ -42,11 +42,7 @@ type LDARecord struct {
 	Topics  int    `json:"topics"`
 	Iter    int    `json:"iter"`
 
-	MicroF1       *float64 `json:"micro_f1"`
-	MacroF1       *float64 `json:"macro_f1"`
-	LinkAUC       *float64 `json:"link_auc_cosine"`
-	LinkAUCSqDist *float64 `json:"link_auc_neg_sq_dist"`
-	LinkDocs      int      `json:"link_docs"`
+	baseline.Scores
 
 	NPMI                    *float64 `json:"npmi"`
 	NPMIRef                 string   `json:"npmi_reference"`
@@ -70,9 +66,8 @@ func computeLDA(name string, g *corpus.Graph, s *corpus.Split, seed uint64, iter
 	met, tp := r.Metrics, r.Topics
 	rec := &LDARecord{
 		Dataset: name, Seed: seed, Topics: tp.Topics, Iter: opt.Iter,
-		MicroF1: finite(met.MicroF1), MacroF1: finite(met.MacroF1),
-		LinkAUC: finite(met.LinkAUC), LinkAUCSqDist: finite(met.LinkAUCSqDist), LinkDocs: met.LinkDocs,
-		NPMI: finite(tp.NPMI), NPMIRef: tp.NPMIRef, Diversity: finite(tp.Diversity),
+		Scores: met.Scores(),
+		NPMI:   finite(tp.NPMI), NPMIRef: tp.NPMIRef, Diversity: finite(tp.Diversity),
 		LogPerplexity: finite(tp.LogPerplexity), LogPerplexityCompletion: finite(tp.LogPerplexityCompletion),
 		Seconds: r.Elapsed.Seconds(),
 	}

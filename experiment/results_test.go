@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gtformer/gtformer/baseline"
 	"github.com/gtformer/gtformer/evaluate"
 	"github.com/gtformer/gtformer/outputs"
 )
@@ -41,8 +42,8 @@ func writeHandFolder(t *testing.T) string {
 		Test: evaluate.Test{KNNMicroF1: f(85), SupMicroF1: f(87), SupMacroF1: f(86)}})
 	put("covid", DefaultVariant, &outputs.Metrics{Seed: 1, Variant: DefaultVariant, Test: evaluate.Test{KNNMicroF1: f(81)}})
 	if err := writeJSON(filepath.Join(dir, "runs", "ml", BaselinesFile), baselinesFile{Dataset: "ml", Baselines: []BaselineRecord{
-		{Method: "tfidf", MicroF1: f(74.1), MacroF1: f(70), LinkAUC: f(81.5), Seconds: 1.5},
-		{Method: "tfidf-graph", MicroF1: f(84.5), MacroF1: f(83.7), LinkAUC: f(93.7), Seconds: 2},
+		{Method: "tfidf", Scores: baseline.Scores{MicroF1: f(74.1), MacroF1: f(70), LinkAUC: f(81.5)}, Seconds: 1.5},
+		{Method: "tfidf-graph", Scores: baseline.Scores{MicroF1: f(84.5), MacroF1: f(83.7), LinkAUC: f(93.7)}, Seconds: 2},
 	}}); err != nil {
 		t.Fatal(err)
 	}

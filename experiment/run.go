@@ -519,13 +519,9 @@ func writeJSON(path string, v any) error {
 // BaselineRecord is one baseline's scores in baselines.json, in percent;
 // null where a score cannot be computed.
 type BaselineRecord struct {
-	Method        string   `json:"method"`
-	MicroF1       *float64 `json:"micro_f1"`
-	MacroF1       *float64 `json:"macro_f1"`
-	LinkAUC       *float64 `json:"link_auc_cosine"`
-	LinkAUCSqDist *float64 `json:"link_auc_neg_sq_dist"`
-	LinkDocs      int      `json:"link_docs"`
-	Seconds       float64  `json:"seconds"`
+	Method string `json:"method"`
+	baseline.Scores
+	Seconds float64 `json:"seconds"`
 }
 
 // baselinesFile is baselines.json.
@@ -562,9 +558,7 @@ func computeBaselines(name string, g *corpus.Graph, s *corpus.Split) (*baselines
 		}
 		met := r.Metrics
 		rec.Baselines = append(rec.Baselines, BaselineRecord{
-			Method: string(m), MicroF1: finite(met.MicroF1), MacroF1: finite(met.MacroF1),
-			LinkAUC: finite(met.LinkAUC), LinkAUCSqDist: finite(met.LinkAUCSqDist), LinkDocs: met.LinkDocs,
-			Seconds: r.Elapsed.Seconds(),
+			Method: string(m), Scores: met.Scores(), Seconds: r.Elapsed.Seconds(),
 		})
 	}
 	return rec, nil

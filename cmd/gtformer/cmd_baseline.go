@@ -138,8 +138,7 @@ similarity, and by -squared Euclidean distance, averaged. In percent. With
 		met := baseline.Evaluate(g, s, v, *k)
 		row := baselineRow{
 			Method: string(m), Dim: v.Dim, Density: v.Density(),
-			MicroF1: num(met.MicroF1), MacroF1: num(met.MacroF1),
-			LinkAUC: num(met.LinkAUC), LinkAUCSqDist: num(met.LinkAUCSqDist), LinkDocs: met.LinkDocs,
+			Scores:  met.Scores(),
 			Seconds: time.Since(start).Seconds(),
 		}
 		if tm != nil {
@@ -214,15 +213,11 @@ func splitSummary(name string, s *corpus.Split) splitInfo {
 // baselineRow holds one method's scores in percent; a score that cannot be
 // computed (no labels, no held-out links) is null.
 type baselineRow struct {
-	Method        string   `json:"method"`
-	Dim           int      `json:"dim"`
-	Density       float64  `json:"density"`
-	MicroF1       *float64 `json:"micro_f1"`
-	MacroF1       *float64 `json:"macro_f1"`
-	LinkAUC       *float64 `json:"link_auc_cosine"`
-	LinkAUCSqDist *float64 `json:"link_auc_neg_sq_dist"`
-	LinkDocs      int      `json:"link_docs"`
-	Seconds       float64  `json:"seconds"`
+	Method  string  `json:"method"`
+	Dim     int     `json:"dim"`
+	Density float64 `json:"density"`
+	baseline.Scores
+	Seconds float64 `json:"seconds"`
 	// Topics holds a topic model's scores (lda only).
 	Topics *topicRow `json:"topics,omitempty"`
 }
