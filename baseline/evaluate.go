@@ -234,13 +234,15 @@ type Scores struct {
 	LinkDocs      int      `json:"link_docs"`
 }
 
+// finite maps NaN and ±Inf to nil, which JSON prints as null.
+func finite(x float64) *float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return &x
+}
+
 // Scores returns m's scores for a JSON record.
 func (m Metrics) Scores() Scores {
-	finite := func(x float64) *float64 {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil
-		}
-		return &x
-	}
 	return Scores{MicroF1: finite(m.MicroF1), MacroF1: finite(m.MacroF1), LinkAUC: finite(m.LinkAUC), LinkAUCSqDist: finite(m.LinkAUCSqDist), LinkDocs: m.LinkDocs}
 }

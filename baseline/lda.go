@@ -58,6 +58,38 @@ type TopicScores struct {
 	Top [][]int32
 }
 
+// TopicRecord is TopicScores for JSON, null where a score is not finite
+// (no test documents, a word of probability zero): the one form of a topic
+// model's scores in the experiment's LDA records and `gtformer baseline
+// --json`.
+type TopicRecord struct {
+	NPMI                    *float64 `json:"npmi"`
+	NPMIRef                 string   `json:"npmi_reference"`
+	Diversity               *float64 `json:"diversity"`
+	LogPerplexity           *float64 `json:"log_perplexity"`
+	LogPerplexityCompletion *float64 `json:"log_perplexity_completion"`
+}
+
+// Record returns s's scores for a JSON record.
+func (s *TopicScores) Record() TopicRecord {
+	return TopicRecord{
+		NPMI: finite(s.NPMI), NPMIRef: s.NPMIRef, Diversity: finite(s.Diversity),
+		LogPerplexity: finite(s.LogPerplexity), LogPerplexityCompletion: finite(s.LogPerplexityCompletion),
+	}
+}
+
+// TopWords returns each topic's top words (Top) spelled from vocab.
+func (s *TopicScores) TopWords(vocab []string) [][]string {
+	out := make([][]string, len(s.Top))
+	for t, top := range s.Top {
+		out[t] = make([]string, len(top))
+		for i, w := range top {
+			out[t][i] = vocab[w]
+		}
+	}
+	return out
+}
+
 // LDAResult is a fitted lda baseline.
 type LDAResult struct {
 	Model *lda.Model

@@ -43,12 +43,8 @@ type LDARecord struct {
 	Iter    int    `json:"iter"`
 
 	baseline.Scores
+	baseline.TopicRecord
 
-	NPMI                    *float64 `json:"npmi"`
-	NPMIRef                 string   `json:"npmi_reference"`
-	Diversity               *float64 `json:"diversity"`
-	LogPerplexity           *float64 `json:"log_perplexity"`
-	LogPerplexityCompletion *float64 `json:"log_perplexity_completion"`
 	// Seconds covers fitting, inference and scoring.
 	Seconds float64 `json:"seconds"`
 	// TopWords holds each topic's top-10 words.
@@ -66,17 +62,8 @@ func computeLDA(name string, g *corpus.Graph, s *corpus.Split, seed uint64, iter
 	met, tp := r.Metrics, r.Topics
 	rec := &LDARecord{
 		Dataset: name, Seed: seed, Topics: tp.Topics, Iter: opt.Iter,
-		Scores: met.Scores(),
-		NPMI:   finite(tp.NPMI), NPMIRef: tp.NPMIRef, Diversity: finite(tp.Diversity),
-		LogPerplexity: finite(tp.LogPerplexity), LogPerplexityCompletion: finite(tp.LogPerplexityCompletion),
-		Seconds: r.Elapsed.Seconds(),
-	}
-	for _, top := range tp.Top {
-		words := make([]string, len(top))
-		for i, w := range top {
-			words[i] = g.Vocab[w]
-		}
-		rec.TopWords = append(rec.TopWords, words)
+		Scores: met.Scores(), TopicRecord: tp.Record(),
+		Seconds: r.Elapsed.Seconds(), TopWords: tp.TopWords(g.Vocab),
 	}
 	return rec, nil
 }

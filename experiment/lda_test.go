@@ -38,7 +38,7 @@ func writeLDAFolder(t *testing.T) string {
 	for i, knn := range []float64{81, 80, 79, 50} {
 		seed := uint64(i + 1)
 		if err := writeJSON(LDAPath(dir, "ml", seed), LDARecord{Dataset: "ml", Seed: seed, Topics: 13, Iter: 100,
-			Scores: baseline.Scores{MicroF1: f(knn), LinkAUC: f(85)}, NPMI: f(0.15), Diversity: f(0.5), LogPerplexity: f(6.6), LogPerplexityCompletion: f(6.6), Seconds: 3}); err != nil {
+			Scores: baseline.Scores{MicroF1: f(knn), LinkAUC: f(85)}, TopicRecord: baseline.TopicRecord{NPMI: f(0.15), Diversity: f(0.5), LogPerplexity: f(6.6), LogPerplexityCompletion: f(6.6)}, Seconds: 3}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -273,14 +273,6 @@ func readBaselines(path string) ([]VariantResult, error) {
 	return out, nil
 }
 
-// finite maps NaN and ±Inf to nil (JSON null).
-func finite(x float64) *float64 {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return nil
-	}
-	return &x
-}
-
 // Write writes results.json, results.md and, for every table with more than
 // one variant, the ablation chart ablation_<dataset>[_supervised].png/.svg
 // into dir.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -226,39 +225,18 @@ type baselineRow struct {
 // log-perplexities in nats per word, null where they cannot be computed (no
 // test documents, a word of probability zero).
 type topicRow struct {
-	Count                   int        `json:"count"`
-	Iter                    int        `json:"iter"`
-	Seed                    uint64     `json:"seed"`
-	NPMI                    *float64   `json:"npmi"`
-	NPMIRef                 string     `json:"npmi_reference"`
-	Diversity               *float64   `json:"diversity"`
-	LogPerplexity           *float64   `json:"log_perplexity"`
-	LogPerplexityCompletion *float64   `json:"log_perplexity_completion"`
-	TopWords                [][]string `json:"top_words"` // each topic's top-10 words
+	Count int    `json:"count"`
+	Iter  int    `json:"iter"`
+	Seed  uint64 `json:"seed"`
+	baseline.TopicRecord
+	TopWords [][]string `json:"top_words"` // each topic's top-10 words
 }
 
 func topicRowOf(s *baseline.TopicScores, vocab []string, iter int, seed uint64) *topicRow {
-	r := &topicRow{
+	return &topicRow{
 		Count: s.Topics, Iter: iter, Seed: seed,
-		NPMI: num(s.NPMI), NPMIRef: s.NPMIRef, Diversity: num(s.Diversity),
-		LogPerplexity: num(s.LogPerplexity), LogPerplexityCompletion: num(s.LogPerplexityCompletion),
+		TopicRecord: s.Record(), TopWords: s.TopWords(vocab),
 	}
-	for _, top := range s.Top {
-		words := make([]string, len(top))
-		for i, w := range top {
-			words[i] = vocab[w]
-		}
-		r.TopWords = append(r.TopWords, words)
-	}
-	return r
-}
-
-// num maps NaN and ±Inf to nil, which JSON prints as null.
-func num(x float64) *float64 {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return nil
-	}
-	return &x
 }
 
 func (r baselineReport) writeText(w io.Writer) error {
