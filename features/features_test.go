@@ -309,3 +309,117 @@ func TestPropagateNear(t *testing.T) {
 		})
 	}
 }
+
+// orthonormalFullQR is the orthonormalisation LSA used before
+// orthonormal: mat.QR's full (r, r) Q, sliced to a's c columns. The
+// reference for orthonormal and for LSA's basis.
+func orthonormalFullQR(a *mat.Dense) *mat.Dense {
+	r, c := a.Dims()
+	var qr mat.QR
+	qr.Factorize(a)
+	var q mat.Dense
+	qr.QTo(&q)
+	return mat.DenseCopyOf(q.Slice(0, r, 0, min(c, r)))
+}
+
+// gaussian returns an (r, c) matrix of standard normal entries.
+func gaussian(r, c int, seed uint64) *mat.Dense {
+	rng := rand.New(rand.NewPCG(seed, 2))
+	a := mat.NewDense(r, c, nil)
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			a.Set(i, j, rng.NormFloat64())
+		}
+	}
+	return a
+}
+
+// TestOrthonormalMatchesFullQR: the thin Q equals the full QR's first
+// columns bit for bit, through LAPACK's unblocked path (few columns) and
+// its blocked one (more than 128 columns, as LSA's 128 + 10 at the default
+// width), tall and square, and its columns are orthonormal.
+func TestOrthonormalMatchesFullQR(t *testing.T) {
+	for _, tc := range []struct{ r, c int }{
+		{1, 1}, {7, 3}, {50, 10}, {138, 138}, {600, 138}, {1500, 138}, {400, 200},
+	} {
+		a := gaussian(tc.r, tc.c, uint64(tc.r*1000+tc.c))
+		before := mat.DenseCopyOf(a)
+		got, want := orthonormal(a), orthonormalFullQR(a)
+		if !mat.Equal(a, before) {
+			t.Fatalf("%d×%d: orthonormal changed its argument", tc.r, tc.c)
+		}
+		if r, c := got.Dims(); r != tc.r || c != tc.c {
+			t.Fatalf("%d×%d: Q is %d×%d", tc.r, tc.c, r, c)
+		}
+		for i := 0; i < tc.r; i++ {
+			for j := 0; j < tc.c; j++ {
+				if g, w := got.At(i, j), want.At(i, j); g != w {
+					t.Fatalf("%d×%d: Q[%d,%d] = %v, the full QR's %v", tc.r, tc.c, i, j, g, w)
+				}
+			}
+		}
+		var qtq mat.Dense
+		qtq.Mul(got.T(), got)
+		for i := 0; i < tc.c; i++ {
+			for j := 0; j < tc.c; j++ {
+				want := 0.0
+				if i == j {
+					want = 1
+				}
+				if math.Abs(qtq.At(i, j)-want) > 1e-12 {
+					t.Fatalf("%d×%d: (QᵀQ)[%d,%d] = %g, want %g", tc.r, tc.c, i, j, qtq.At(i, j), want)
+				}
+			}
+		}
+	}
+}
+
+// TestLSAMatchesFullQRPath: LSA's basis, and the hop features projected
+// and propagated on it, are those of the full-QR path it replaced, bit for
+// bit, at the default width (128 columns plus 10 oversampled: LAPACK's
+// blocked path) and a small one, on all documents and on an evenly spaced
+// subset.
+func TestLSAMatchesFullQRPath(t *testing.T) {
+	const n, v = 400, 300
+	x, _ := lowRank(n, v, 20, 11)
+	all := make([]int32, n)
+	for i := range all {
+		all[i] = int32(i)
+	}
+	var some []int32
+	for i := int32(0); i < n; i += 2 {
+		some = append(some, i)
+	}
+	// A ring with chords: neighbours i±1 and i+7.
+	nbrs := func(d int32) []int32 {
+		return []int32{(d + n - 1) % n, (d + 1) % n, (d + 7) % n}
+	}
+	for _, tc := range []struct {
+		name string
+		docs []int32
+		dim  int
+	}{
+		{"default width, all documents", all, 128},
+		{"default width, every other document", some, 128},
+		{"width 16", all, 16},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := LSA(x, tc.docs, v, tc.dim, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := lsa(x, tc.docs, v, tc.dim, 3, orthonormalFullQR)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Dim != want.Dim || !slices.Equal(got.R, want.R) {
+				t.Fatalf("basis (%d×%d) differs from the full-QR path's (%d×%d)", got.V, got.Dim, want.V, want.Dim)
+			}
+			fg := Propagate(got.Project(x), got.Dim, 3, nbrs)
+			fw := Propagate(want.Project(x), want.Dim, 3, nbrs)
+			if !slices.Equal(fg, fw) {
+				t.Fatal("hop features differ from the full-QR path's")
+			}
+		})
+	}
+}
