@@ -138,6 +138,9 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "gtformer-out", "output `DIR`: topics.json, topics.txt, doc_embeddings.npy, doc_topics.npy, metrics.json, weights, checkpoint/")
 	resume := fs.Bool("resume", false, "continue from DIR/checkpoint: give the same --data and corpus flags; flags that change the numbers may be left out (the run's are used) but not changed, except --epochs")
 	quiet := fs.Bool("quiet", false, "no progress bar, only the result")
+	var mem memProfile
+	fs.StringVar(&mem.path, "memprofile", "", "write a Go heap profile (pprof) to `FILE` when the phase --memprofile-phase ends: what the run holds then (inuse_space) and every allocation since the start by call site (alloc_space)")
+	fs.StringVar(&mem.phase, "memprofile-phase", "features", "the `PHASE` at whose end --memprofile is written (a name from the phases line: load, tf-idf, features, topic start, steps, final embedding, ...)")
 	validOnly := fs.Bool("valid-only", false, "never read the test split: after training, write valid.json (the learning curve, the kept epoch's validation metrics and the topics' quality on the training documents) and topics.txt, and nothing else; for choosing settings")
 	describe(fs, stderr, "[--data PATH] [--out DIR] [--seed N] [--supervised] [flags]", `
 Trains GTFormer: a topic tree embedded by a hyperbolic doubly-recurrent
@@ -156,6 +159,15 @@ the command that continues the run, and exits 130 (143 for SIGTERM).`)
 	if d.path == "" {
 		mf.builtinProfile(fs)
 	}
+	if mem.path != "" {
+		// Found before training, not after it.
+		if err := atomicfile.Check(mem.path); err != nil {
+			return usagef("--memprofile: %v", err)
+		}
+		if fi, err := os.Stat(filepath.Dir(mem.path)); err != nil || !fi.IsDir() {
+			return usagef("--memprofile %s: its folder %s does not exist", mem.path, filepath.Dir(mem.path))
+		}
+	}
 	cfg, opt := mf.cfg, mf.opt
 	if err := opt.Validate(); err != nil {
 		return usagef("%v", err)
@@ -166,6 +178,7 @@ the command that continues the run, and exits 130 (143 for SIGTERM).`)
 	opt.Flags = recordFlags(fs, numberFlags())
 	ph := phases.New()
 	opt.Phases = ph
+	mem.watch(ph)
 	stop := ph.Start("load")
 	g, err := d.load()
 	stop()
@@ -247,6 +260,9 @@ the command that continues the run, and exits 130 (143 for SIGTERM).`)
 		if err := writeValidOnly(*out, stdout, tr, g, datasetName(g.Name, d.path), trainSeconds(tr.History, secs)); err != nil {
 			return err
 		}
+		if err := mem.finish(ph, log); err != nil {
+			return err
+		}
 		return removeStale(*out, []string{outputs.ValidFile, outputs.TopicsTextFile}, log)
 	}
 	res := evaluate.Run(tr.Model, g, s, tr.In, evaluate.Options{MaxNbrs: opt.MaxNbrs, EmbedBatch: opt.EmbedBatch, Phases: ph, Planted: d.planted()})
@@ -291,6 +307,9 @@ the command that continues the run, and exits 130 (143 for SIGTERM).`)
 		return err
 	}
 	if err := removeStale(*out, written, log); err != nil {
+		return err
+	}
+	if err := mem.finish(ph, log); err != nil {
 		return err
 	}
 	ph.Print(log)

@@ -19,6 +19,7 @@ type Record struct {
 	mu    sync.Mutex
 	names []string
 	secs  map[string]float64
+	after func(name string)
 }
 
 // New returns an empty record.
@@ -44,7 +45,28 @@ func (r *Record) Start(name string) func() {
 		return func() {}
 	}
 	began := time.Now()
-	return func() { r.Add(name, time.Since(began)) }
+	return func() {
+		r.Add(name, time.Since(began))
+		r.mu.Lock()
+		after := r.after
+		r.mu.Unlock()
+		if after != nil {
+			after(name)
+		}
+	}
+}
+
+// AfterPhase has f called with the phase's name each time a phase begun
+// with Start stops (after its time is added), on the goroutine that stops
+// it: for what belongs at a phase's end, such as the heap profile of
+// gtformer train --memprofile. A nil f removes the call.
+func (r *Record) AfterPhase(f func(name string)) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.after = f
 }
 
 // Seconds returns a copy of the phases' seconds (nil for a nil or empty

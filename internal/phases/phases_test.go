@@ -60,8 +60,32 @@ func TestNilRecord(t *testing.T) {
 	var r *Record
 	r.Add("x", time.Second)
 	r.Start("y")()
+	r.AfterPhase(func(string) { t.Error("a nil record called back") })
+	r.Start("z")()
 	r.Print(nil)
 	if r.Seconds() != nil || r.Names() != nil {
 		t.Error("a nil record reported phases")
+	}
+}
+
+// AfterPhase's function runs once per stop, with the phase's name, after
+// the phase's time is recorded; nil removes it.
+func TestAfterPhase(t *testing.T) {
+	r := New()
+	var got []string
+	r.AfterPhase(func(name string) {
+		if _, ok := r.Seconds()[name]; !ok {
+			t.Errorf("%s: called before its time was recorded", name)
+		}
+		got = append(got, name)
+	})
+	r.Start("load")()
+	r.Start("features")()
+	r.Add("steps", time.Second) // not a stop: no call
+	r.Start("load")()
+	r.AfterPhase(nil)
+	r.Start("evaluation")()
+	if want := "load,features,load"; strings.Join(got, ",") != want {
+		t.Errorf("called for %q, want %q", strings.Join(got, ","), want)
 	}
 }
