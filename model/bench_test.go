@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gtformer/gtformer/corpus"
+	"github.com/gtformer/gtformer/corpus/synth"
 	"github.com/gtformer/gtformer/tensor"
 )
 
@@ -99,4 +100,45 @@ func BenchmarkRefreshNeighbors(b *testing.B) {
 		}
 		m.RefreshNeighbors(c, in, docs, nbrsOf(g), 64, 64)
 	})
+}
+
+// BenchmarkFeatures: gtformer train's features phase as the trainer runs
+// it (FitFeatures on the training documents, then PropagateFeatures over
+// the holdout's neighbours, three hops at the default width) on a
+// synthetic corpus of 25,000 documents shaped as bench/scale.sh's (600
+// words, 60 tokens, 56,180 links: 1M per 445K documents), whose 20,000
+// training documents are exactly the basis's sample cap. Run with
+// -benchmem: B/op is what the phase allocates (its transient buffers
+// set the phase's peak); docs/s counts every document's features.
+func BenchmarkFeatures(b *testing.B) {
+	for _, docs := range []int{25000} {
+		b.Run(fmt.Sprintf("docs=%d", docs), func(b *testing.B) {
+			cfg := synth.Default()
+			cfg.Docs, cfg.Links = docs, (docs*1000000+222500)/445000
+			g, _, err := synth.Generate(cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			s := corpus.PaperSplit(g)
+			h := s.Holdout(g)
+			mc := Default()
+			mc.Vocab, mc.NumLabels = len(g.Vocab), g.NumLabels()
+			m, err := New(mc, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			m.IDF = IDF(g, s.Train)
+			in := NewInputs(g, m.IDF, mc.MaxLen, mc.Truncate)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				m.LSA = nil
+				if err := m.FitFeatures(in, s.Train, 1); err != nil {
+					b.Fatal(err)
+				}
+				m.PropagateFeatures(in, h.TrainNeighbors32)
+			}
+			b.ReportMetric(float64(docs*b.N)/b.Elapsed().Seconds(), "docs/s")
+		})
+	}
 }
