@@ -153,27 +153,12 @@ func requestsOf(key int64, n node, emit func(int64, int64)) {
 	}
 }
 
-// needed passes on the nodes that some centre reads.
-func needed(key int64, reqs func(*int64) bool, nodes func(*node) bool, emit func(int64, node)) {
-	var x int64
-	if !reqs(&x) {
-		return
-	}
-	var n node
-	if nodes(&n) {
-		emit(key, n)
-	}
-}
-
-// route sends a document's states to every centre that reads them.
-func route(key int64, reqs func(*int64) bool, states func(*[]float32) bool, emit func(int64, nbrState)) {
-	var st []float32
-	if !states(&st) {
-		return // assemble reports the centres left without it
-	}
-	var x int64
-	for reqs(&x) {
-		emit(x, nbrState{Key: key, State: st})
+// sendStates sends a document's states to the centres of the next stage
+// that read them, its Targets (itself too: a document without links reads
+// its own states), so that no join of requests and states runs per stage.
+func sendStates(n *node, st []float32, emit func(int64, nbrState)) {
+	for _, x := range n.Targets {
+		emit(x, nbrState{Key: n.Key, State: st})
 	}
 }
 
@@ -204,12 +189,13 @@ func (f *assembleFn) ProcessElement(key int64, nodes func(*node) bool, msgs func
 	emit(c)
 }
 
-// splitStates0 sends a needed corpus document's stored own-text states on
-// as they are and a new document to be encoded.
-func splitStates0(key int64, n node, stored func(int64, []float32), encode func(node)) {
+// splitStates0 sends a needed corpus document's stored own-text states to
+// the centres that read them as they are, and a new document on to be
+// encoded.
+func splitStates0(key int64, n node, stored func(int64, nbrState), encode func(node)) {
 	if isNew(key) {
 		encode(n)
 		return
 	}
-	stored(key, n.State)
+	sendStates(&n, n.State, stored)
 }

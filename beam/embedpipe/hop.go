@@ -136,21 +136,22 @@ func (f *hopStartFn) Setup(ctx context.Context) (err error) {
 	return err
 }
 
-func (f *hopStartFn) ProcessElement(_ int64, n node, emit func(int64, []float32), msg func(int64, nbrState)) {
+func (f *hopStartFn) ProcessElement(ctx context.Context, _ int64, n node, emit func(int64, vec), msg func(int64, nbrState)) {
 	f.buf = append(f.buf, n)
 	if len(f.buf) >= f.Batch {
-		f.flush(emit, msg)
+		f.flush(ctx, emit, msg)
 	}
 }
 
-func (f *hopStartFn) FinishBundle(emit func(int64, []float32), msg func(int64, nbrState)) {
-	f.flush(emit, msg)
+func (f *hopStartFn) FinishBundle(ctx context.Context, emit func(int64, vec), msg func(int64, nbrState)) {
+	f.flush(ctx, emit, msg)
 }
 
-func (f *hopStartFn) flush(emit func(int64, []float32), msg func(int64, nbrState)) {
+func (f *hopStartFn) flush(ctx context.Context, emit func(int64, vec), msg func(int64, nbrState)) {
 	if len(f.buf) == 0 {
 		return
 	}
+	batchDist.Update(ctx, int64(len(f.buf)))
 	words := make([][]int32, len(f.buf))
 	for i, n := range f.buf {
 		words[i] = n.Words
@@ -159,7 +160,7 @@ func (f *hopStartFn) flush(emit func(int64, []float32), msg func(int64, nbrState
 	d := len(z) / len(f.buf)
 	for i, n := range f.buf {
 		zi := z[i*d : (i+1)*d : (i+1)*d]
-		emit(n.Key, zi)
+		emit(n.Key, vec{F: zi})
 		send(n.Key, n.Targets, zi, msg)
 	}
 	f.buf = f.buf[:0]
@@ -174,7 +175,7 @@ type hopStepFn struct {
 	Hop int
 }
 
-func (f *hopStepFn) ProcessElement(key int64, nodes func(*node) bool, owns func(*[]float32) bool, msgs func(*nbrState) bool, emit func(int64, []float32), msg func(int64, nbrState), dead func(deadLetter)) {
+func (f *hopStepFn) ProcessElement(key int64, nodes func(*node) bool, owns func(*vec) bool, msgs func(*nbrState) bool, emit func(int64, vec), msg func(int64, nbrState), dead func(deadLetter)) {
 	var n node
 	if !nodes(&n) {
 		return
@@ -188,11 +189,12 @@ func (f *hopStepFn) ProcessElement(key int64, nodes func(*node) bool, owns func(
 	lost := func(y int64) {
 		dead(deadLetter{Source: n.Source, ID: n.ID, Reason: fmt.Sprintf("internal: hop %d: the features of document key %d did not arrive; not embedded", f.Hop, y)})
 	}
-	var own []float32
-	if !owns(&own) || len(own) != have {
+	var ov vec
+	if !owns(&ov) || len(ov.F) != have {
 		lost(key)
 		return
 	}
+	own := ov.F
 	rows := make([][]float32, len(n.Links))
 	for i, y := range n.Links {
 		r, ok := got[y]
@@ -205,7 +207,7 @@ func (f *hopStepFn) ProcessElement(key int64, nodes func(*node) bool, owns func(
 	out := make([]float32, have+f.Dim)
 	copy(out, own)
 	features.HopStep(out[have:], make([]float64, f.Dim), own[have-f.Dim:], rows)
-	emit(key, out)
+	emit(key, vec{F: out})
 	send(key, n.Targets, out[have:], msg)
 }
 
@@ -214,17 +216,17 @@ type withHopFn struct {
 	Width int // HopWidth
 }
 
-func (f *withHopFn) ProcessElement(key int64, nodes func(*node) bool, hops func(*[]float32) bool, emit func(int64, node), dead func(deadLetter)) {
+func (f *withHopFn) ProcessElement(key int64, nodes func(*node) bool, hops func(*vec) bool, emit func(int64, node), dead func(deadLetter)) {
 	var n node
 	if !nodes(&n) {
 		return
 	}
-	var h []float32
-	if !hops(&h) || len(h) != f.Width {
+	var h vec
+	if !hops(&h) || len(h.F) != f.Width {
 		dead(deadLetter{Source: n.Source, ID: n.ID, Reason: fmt.Sprintf("internal: the hop features of document key %d did not arrive; not embedded", key)})
 		return
 	}
-	n.Hop = h
+	n.Hop = h.F
 	emit(key, n)
 }
 

@@ -12,7 +12,8 @@ import (
 // every bundle, so a bundle never holds more than one batch and its
 // neighbour states (Batch × MaxNbrs × Layers × Width floats).
 
-// ownStatesFn computes new documents' own-text states (model.Refresh).
+// ownStatesFn computes documents' own-text states (model.Refresh) and
+// sends them to the centres that read them.
 type ownStatesFn struct {
 	Model string
 	Batch int
@@ -26,21 +27,22 @@ func (f *ownStatesFn) Setup(ctx context.Context) (err error) {
 	return err
 }
 
-func (f *ownStatesFn) ProcessElement(n node, emit func(int64, []float32)) {
+func (f *ownStatesFn) ProcessElement(ctx context.Context, n node, emit func(int64, nbrState)) {
 	f.buf = append(f.buf, n)
 	if len(f.buf) >= f.Batch {
-		f.flush(emit)
+		f.flush(ctx, emit)
 	}
 }
 
-func (f *ownStatesFn) FinishBundle(emit func(int64, []float32)) {
-	f.flush(emit)
+func (f *ownStatesFn) FinishBundle(ctx context.Context, emit func(int64, nbrState)) {
+	f.flush(ctx, emit)
 }
 
-func (f *ownStatesFn) flush(emit func(int64, []float32)) {
+func (f *ownStatesFn) flush(ctx context.Context, emit func(int64, nbrState)) {
 	if len(f.buf) == 0 {
 		return
 	}
+	batchDist.Update(ctx, int64(len(f.buf)))
 	words := make([][]int32, len(f.buf))
 	hops := make([][]float32, len(f.buf))
 	docs := make([]int32, len(f.buf))
@@ -53,7 +55,7 @@ func (f *ownStatesFn) flush(emit func(int64, []float32)) {
 	c := f.m.NewCache(len(f.buf))
 	f.m.Refresh(c, in, docs, f.Batch)
 	for i, n := range f.buf {
-		emit(n.Key, stateOf(c, i))
+		sendStates(&n, stateOf(c, i), emit)
 	}
 	f.buf = f.buf[:0]
 }
@@ -103,7 +105,8 @@ func batchInputs(m *model.Model, cs []centre) (*model.Inputs, *model.Cache, func
 }
 
 // nestedFn runs one stage of neighbour states (model.NestedStates): each
-// centre encoded over its neighbours' states of the stage before.
+// centre encoded over its neighbours' states of the stage before, its
+// states sent on to the centres of the next stage that read them.
 type nestedFn struct {
 	Model   string
 	Batch   int
@@ -118,21 +121,22 @@ func (f *nestedFn) Setup(ctx context.Context) (err error) {
 	return err
 }
 
-func (f *nestedFn) ProcessElement(c centre, emit func(int64, []float32)) {
+func (f *nestedFn) ProcessElement(ctx context.Context, c centre, emit func(int64, nbrState)) {
 	f.buf = append(f.buf, c)
 	if len(f.buf) >= f.Batch {
-		f.flush(emit)
+		f.flush(ctx, emit)
 	}
 }
 
-func (f *nestedFn) FinishBundle(emit func(int64, []float32)) {
-	f.flush(emit)
+func (f *nestedFn) FinishBundle(ctx context.Context, emit func(int64, nbrState)) {
+	f.flush(ctx, emit)
 }
 
-func (f *nestedFn) flush(emit func(int64, []float32)) {
+func (f *nestedFn) flush(ctx context.Context, emit func(int64, nbrState)) {
 	if len(f.buf) == 0 {
 		return
 	}
+	batchDist.Update(ctx, int64(len(f.buf)))
 	in, src, nbrs := batchInputs(f.m, f.buf)
 	docs := make([]int32, len(f.buf))
 	for i := range docs {
@@ -141,7 +145,7 @@ func (f *nestedFn) flush(emit func(int64, []float32)) {
 	dst := f.m.NewCache(len(f.buf))
 	f.m.NestedStates(src, in, docs, nbrs, f.MaxNbrs, f.Batch, dst)
 	for i, c := range f.buf {
-		emit(c.Node.Key, stateOf(dst, i))
+		sendStates(&c.Node, stateOf(dst, i), emit)
 	}
 	f.buf = f.buf[:0]
 }
@@ -178,6 +182,7 @@ func (f *embedFn) flush(ctx context.Context, emit func(result)) {
 	if len(f.buf) == 0 {
 		return
 	}
+	batchDist.Update(ctx, int64(len(f.buf)))
 	in, cache, nbrs := batchInputs(f.m, f.buf)
 	if corpusstates.StateLayers(f.m) == 0 {
 		cache = nil // the model reads no neighbours

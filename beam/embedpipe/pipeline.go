@@ -209,17 +209,18 @@ func Build(s beam.Scope, p *Plan) Outputs {
 	dead = append(dead, orphans)
 	newNodes := beam.ParDo(s, isNewNode, nodes)
 
-	// Backwards: which documents' states each stage needs.
+	// Backwards: which documents' states each stage needs, each with the
+	// centres of the next stage that read them (Targets), to which its
+	// states are sent.
 	K := p.Stages
-	reqs := make([]beam.PCollection, K+2)
 	need := make([]beam.PCollection, K+1)
 	encoded := []beam.PCollection{newNodes}
 	if p.StateLayers > 0 {
-		reqs[K+1] = beam.ParDo(s, requestsOf, newNodes)
+		reqs := beam.ParDo(s, requestsOf, newNodes)
 		for k := K; k >= 0; k-- {
-			need[k] = beam.ParDo(s, needed, beam.CoGroupByKey(s, reqs[k+1], nodes))
+			need[k] = beam.ParDo(s, neededBy, beam.CoGroupByKey(s, reqs, nodes))
 			if k >= 1 {
-				reqs[k] = beam.ParDo(s, requestsOf, need[k])
+				reqs = beam.ParDo(s, requestsOf, need[k])
 			}
 		}
 		encoded = append(encoded, need...)
@@ -242,22 +243,21 @@ func Build(s beam.Scope, p *Plan) Outputs {
 		w := p.StateLayers * p.Width
 		// Forwards: own-text states (stored for corpus documents unless
 		// hop features make them stale, else computed), then K stages of
-		// nested states.
-		var states beam.PCollection
+		// nested states; each stage sends a document's states straight to
+		// the centres of the next that read them (msgs).
+		var msgs beam.PCollection
 		own := &ownStatesFn{Model: p.Model, Batch: p.Batch}
 		if p.HopWidth > 0 {
-			states = beam.ParDo(s, own, beam.ParDo(s, dropKey, withHop(need[0])))
+			msgs = beam.ParDo(s, own, beam.ParDo(s, dropKey, withHop(need[0])))
 		} else {
 			stored, encode := beam.ParDo2(s, splitStates0, need[0])
-			states = beam.Flatten(s, stored, beam.ParDo(s, own, encode))
+			msgs = beam.Flatten(s, stored, beam.ParDo(s, own, encode))
 		}
 		for k := 1; k <= K; k++ {
-			msgs := beam.ParDo(s, route, beam.CoGroupByKey(s, reqs[k], states))
 			cs, lost := beam.ParDo2(s, &assembleFn{Width: w}, beam.CoGroupByKey(s, withHop(need[k]), msgs))
 			dead = append(dead, lost)
-			states = beam.ParDo(s, &nestedFn{Model: p.Model, Batch: p.Batch, MaxNbrs: p.MaxNbrs}, cs)
+			msgs = beam.ParDo(s, &nestedFn{Model: p.Model, Batch: p.Batch, MaxNbrs: p.MaxNbrs}, cs)
 		}
-		msgs := beam.ParDo(s, route, beam.CoGroupByKey(s, reqs[K+1], states))
 		var lost beam.PCollection
 		centres, lost = beam.ParDo2(s, &assembleFn{Width: w}, beam.CoGroupByKey(s, withHop(newNodes), msgs))
 		dead = append(dead, lost)

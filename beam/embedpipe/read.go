@@ -21,6 +21,9 @@ var (
 	unknownLinksCounter = beam.NewCounter("gtformer", "unknown_links")
 	errorsCounter       = beam.NewCounter("gtformer", "errors")
 	wordsDroppedCounter = beam.NewCounter("gtformer", "words_dropped")
+	// batchDist is the documents of each model call (every model DoFn):
+	// a mean far below the batch size means bundles too small to batch.
+	batchDist = beam.NewDistribution("gtformer", "model_batch")
 )
 
 // readFn reads one input shard line by line (lines of any length; CRLF,

@@ -106,7 +106,7 @@ type result struct {
 // model, not to calls.
 func init() {
 	for _, t := range []any{
-		inputFile{}, newDoc{}, deadLetter{}, corpusDoc{}, node{}, nbrState{}, centre{}, result{}, npyRow{}, pairOf{},
+		inputFile{}, deadLetter{}, npyRow{}, pairOf{}, // the others have coders (codec.go)
 		readFn{}, ownIDFn{}, parseStatesFn{}, resolveNewFn{}, nodeFn{}, assembleFn{}, ownStatesFn{}, nestedFn{}, embedFn{},
 		formatResultFn{}, formatDeadFn{}, npyRowFn{}, writeLinesFn{}, writeNpyFn{}, writeCountsFn{},
 		hopStartFn{}, hopStepFn{}, withHopFn{},
@@ -115,7 +115,7 @@ func init() {
 	}
 	for _, fn := range []any{
 		keyByID, linkNames, idIndex, docByKey, corpusID, resolveKnown, isNewNode, requestsOf,
-		needed, route, splitStates0, withoutStates, shardIndex, topicHits, sumInt64, toPair,
+		splitStates0, withoutStates, shardIndex, topicHits, sumInt64, toPair,
 		eitherNode, linkRequestsOf, dropKey, linksOnly, neededBy,
 	} {
 		beam.RegisterFunction(fn)

@@ -142,6 +142,7 @@ func embed(ctx context.Context, o embedpipe.Options, collections bool, stdout, s
 	for _, n := range names {
 		fmt.Fprintf(stdout, "  %s: %d\n", n, counts[n])
 	}
+	batches(res, stdout)
 	if collections {
 		listCollections(res, stderr)
 	}
@@ -164,6 +165,35 @@ func counters(res beam.PipelineResult) map[string]int64 {
 		}
 	}
 	return out
+}
+
+// batches prints, per model step, how many model calls it made and how
+// many documents each took (the model_batch distribution): calls far
+// smaller than --batch mean the runner's bundles were too small to batch.
+func batches(res beam.PipelineResult, w io.Writer) {
+	if res == nil {
+		return
+	}
+	var steps []string
+	by := map[string][4]int64{}
+	for _, d := range res.Metrics().AllMetrics().Distributions() {
+		if d.Namespace() != "gtformer" || d.Name() != "model_batch" {
+			continue
+		}
+		v, step := d.Result(), d.Transform()
+		if _, ok := by[step]; !ok {
+			steps = append(steps, step)
+		}
+		by[step] = [4]int64{v.Count, v.Sum, v.Min, v.Max}
+	}
+	sort.Strings(steps)
+	for _, s := range steps {
+		v := by[s]
+		if v[0] == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "  model calls of %s: %d, %.1f documents each (%d to %d)\n", s, v[0], float64(v[1])/float64(v[0]), v[2], v[3])
+	}
 }
 
 // listCollections prints the 30 collections of the most estimated bytes
