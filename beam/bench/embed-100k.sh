@@ -34,9 +34,9 @@ go build ${TAGS:+-tags $TAGS} -o "$W/gtformer" ./cmd/gtformer
 "$W/gtformer" embed --model "$W/model" --data "$W/train" --export-states "$W/model"
 rm -rf "$W/new" && "$W/mknewdocs" --data "$W/newsrc" --known "$TRAIN" --out "$W/new" --shards 16
 
-measure() { # name, command...: wall seconds and max RSS (kB) into $W/<name>.time
+measure() { # name, command...: wall seconds, max RSS (kB), user and system CPU seconds into $W/<name>.time
   local name=$1; shift
-  /usr/bin/time -f '%e %M' -o "$W/$name.time" "$@" >"$W/$name.log" 2>&1 || { cat "$W/$name.log"; exit 1; }
+  /usr/bin/time -f '%e %M %U %S' -o "$W/$name.time" "$@" >"$W/$name.log" 2>&1 || { cat "$W/$name.log"; exit 1; }
 }
 rm -rf "$W/out"
 measure single "$W/gtformer" embed --model "$W/model" --data "$W/train" --new "$W/new/all.jsonl.txt" --out "$W/single.npy"
@@ -52,12 +52,15 @@ if [ "$embedded" != "$NEW" ] || [ "$errors" != 0 ] || [ "$rows" != "$NEW" ]; the
   exit 1
 fi
 
-read -r s_secs s_kb <"$W/single.time"
-read -r b_secs b_kb <"$W/beam.time"
+read -r s_secs s_kb s_user s_sys <"$W/single.time"
+read -r b_secs b_kb b_user b_sys <"$W/beam.time"
 echo "documents: $NEW new, linked to a trained corpus of $TRAIN (width $WIDTH, $(nproc) cores)"
 # The rows of docs/benchmarks.md's table (time, documents/s, max RSS), and
 # its build line.
 awk -v n="$NEW" -v s="$s_secs" -v k="$s_kb" 'BEGIN { printf "| `gtformer embed --new` (one process, whole input in memory) | %.1f s | %.0f | %.0f MB |\n", s, n / s, k / 1024 }'
 awk -v n="$NEW" -v s="$b_secs" -v k="$b_kb" 'BEGIN { printf "| `gtformer-beam embed`, Prism runner | %.1f s | %.0f | %.0f MB |\n", s, n / s, k / 1024 }'
+# CPU seconds (user + system): on a busy machine the comparable figure, as
+# wall time then follows the share of the CPU each run was given.
+awk -v n="$NEW" -v su="$s_user" -v ss="$s_sys" -v bu="$b_user" -v bs="$b_sys" 'BEGIN { printf "CPU seconds: embed --new %.1f (%.0f documents per CPU second), gtformer-beam %.1f (%.0f)\n", su + ss, n / (su + ss), bu + bs, n / (bu + bs) }'
 echo "Build: commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo ' (with local changes)'), $(go version | cut -d' ' -f3), tags: ${TAGS:-none}."
-grep -E 'embedded|errors|unknown_links|words_dropped' "$W/beam.log"
+grep -E 'embedded|errors|unknown_links|words_dropped|model calls' "$W/beam.log"

@@ -172,15 +172,40 @@ func (f *assembleFn) ProcessElement(key int64, nodes func(*node) bool, msgs func
 	if !nodes(&n) {
 		return
 	}
+	assemble(n, msgs, f.Width, emit, dead)
+}
+
+// assembleHopFn is assembleFn for a model with hop features: the centre's
+// own features join in the same grouping as its neighbours' states, so
+// that giving it its features takes no join of its own.
+type assembleHopFn struct {
+	Width    int // floats per document's states
+	HopWidth int
+}
+
+func (f *assembleHopFn) ProcessElement(key int64, nodes func(*node) bool, hops func(*vec) bool, msgs func(*nbrState) bool, emit func(centre), dead func(deadLetter)) {
+	var n node
+	if !nodes(&n) {
+		return
+	}
+	var ok bool
+	if n, ok = hopOf(key, n, hops, f.HopWidth, dead); ok {
+		assemble(n, msgs, f.Width, emit, dead)
+	}
+}
+
+// assemble lays out the states of centre n's neighbours (width floats
+// each) from msgs.
+func assemble(n node, msgs func(*nbrState) bool, width int, emit func(centre), dead func(deadLetter)) {
 	got := make(map[int64][]float32, len(n.Nbrs))
 	var m nbrState
 	for msgs(&m) {
 		got[m.Key] = m.State
 	}
-	c := centre{Node: n, States: make([]float32, 0, len(n.Nbrs)*f.Width)}
+	c := centre{Node: n, States: make([]float32, 0, len(n.Nbrs)*width)}
 	for _, y := range n.Nbrs {
 		st, ok := got[y]
-		if !ok || len(st) != f.Width {
+		if !ok || len(st) != width {
 			dead(deadLetter{Source: n.Source, ID: n.ID, Reason: fmt.Sprintf("internal: the states of neighbour key %d did not arrive; not embedded", y)})
 			return
 		}

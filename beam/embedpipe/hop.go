@@ -221,13 +221,21 @@ func (f *withHopFn) ProcessElement(key int64, nodes func(*node) bool, hops func(
 	if !nodes(&n) {
 		return
 	}
+	if n, ok := hopOf(key, n, hops, f.Width, dead); ok {
+		emit(key, n)
+	}
+}
+
+// hopOf gives n its hop features, the one vector of width floats hops
+// holds; else a dead letter and false.
+func hopOf(key int64, n node, hops func(*vec) bool, width int, dead func(deadLetter)) (node, bool) {
 	var h vec
-	if !hops(&h) || len(h.F) != f.Width {
+	if !hops(&h) || len(h.F) != width {
 		dead(deadLetter{Source: n.Source, ID: n.ID, Reason: fmt.Sprintf("internal: the hop features of document key %d did not arrive; not embedded", key)})
-		return
+		return n, false
 	}
 	n.Hop = h.F
-	emit(key, n)
+	return n, true
 }
 
 // setHop lays the hop features of the first len(rows) documents of in out

@@ -225,22 +225,35 @@ func Build(s beam.Scope, p *Plan) Outputs {
 		}
 		encoded = append(encoded, need...)
 	}
-	// With hop features, every document the model encodes gets its own.
+	// With hop features, every document the model encodes gets its own:
+	// by a join of its own (withHop), or in the join that assembles a
+	// centre's neighbours' states (assemble).
 	withHop := func(c beam.PCollection) beam.PCollection { return c }
+	var hop beam.PCollection
 	if p.HopWidth > 0 {
-		hop := hopFeatures(s, p, nodes, encoded, &dead)
+		hop = hopFeatures(s, p, nodes, encoded, &dead)
 		withHop = func(c beam.PCollection) beam.PCollection {
 			out, lost := beam.ParDo2(s, &withHopFn{Width: p.HopWidth}, beam.CoGroupByKey(s, c, hop))
 			dead = append(dead, lost)
 			return out
 		}
 	}
+	assemble := func(centres, msgs beam.PCollection) beam.PCollection {
+		w := p.StateLayers * p.Width
+		var cs, lost beam.PCollection
+		if p.HopWidth > 0 {
+			cs, lost = beam.ParDo2(s, &assembleHopFn{Width: w, HopWidth: p.HopWidth}, beam.CoGroupByKey(s, centres, hop, msgs))
+		} else {
+			cs, lost = beam.ParDo2(s, &assembleFn{Width: w}, beam.CoGroupByKey(s, centres, msgs))
+		}
+		dead = append(dead, lost)
+		return cs
+	}
 
 	var centres beam.PCollection
 	if p.StateLayers == 0 {
 		centres = beam.ParDo(s, withoutStates, withHop(newNodes))
 	} else {
-		w := p.StateLayers * p.Width
 		// Forwards: own-text states (stored for corpus documents unless
 		// hop features make them stale, else computed), then K stages of
 		// nested states; each stage sends a document's states straight to
@@ -254,13 +267,9 @@ func Build(s beam.Scope, p *Plan) Outputs {
 			msgs = beam.Flatten(s, stored, beam.ParDo(s, own, encode))
 		}
 		for k := 1; k <= K; k++ {
-			cs, lost := beam.ParDo2(s, &assembleFn{Width: w}, beam.CoGroupByKey(s, withHop(need[k]), msgs))
-			dead = append(dead, lost)
-			msgs = beam.ParDo(s, &nestedFn{Model: p.Model, Batch: p.Batch, MaxNbrs: p.MaxNbrs}, cs)
+			msgs = beam.ParDo(s, &nestedFn{Model: p.Model, Batch: p.Batch, MaxNbrs: p.MaxNbrs}, assemble(need[k], msgs))
 		}
-		var lost beam.PCollection
-		centres, lost = beam.ParDo2(s, &assembleFn{Width: w}, beam.CoGroupByKey(s, withHop(newNodes), msgs))
-		dead = append(dead, lost)
+		centres = assemble(newNodes, msgs)
 	}
 	results := beam.ParDo(s, &embedFn{Model: p.Model, Batch: p.Batch, MaxNbrs: p.MaxNbrs, TopK: p.TopK}, centres)
 

@@ -109,7 +109,7 @@ func init() {
 		inputFile{}, deadLetter{}, npyRow{}, pairOf{}, // the others have coders (codec.go)
 		readFn{}, ownIDFn{}, parseStatesFn{}, resolveNewFn{}, nodeFn{}, assembleFn{}, ownStatesFn{}, nestedFn{}, embedFn{},
 		formatResultFn{}, formatDeadFn{}, npyRowFn{}, writeLinesFn{}, writeNpyFn{}, writeCountsFn{},
-		hopStartFn{}, hopStepFn{}, withHopFn{},
+		hopStartFn{}, hopStepFn{}, withHopFn{}, assembleHopFn{},
 	} {
 		beam.RegisterType(reflect.TypeOf(t))
 	}
