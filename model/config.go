@@ -111,6 +111,11 @@ type Config struct {
 	// the batch's mean mass per level of the tree (Σ of θ over a level's
 	// topics), as hLDA's GEM prior keeps every level in use. 0: none.
 	LambdaLevel float64 `json:"lambda_level,omitempty"`
+	// LambdaBranch weighs a prior on the branches: the mean over sibling
+	// groups of KL(uniform ‖ q̄), q̄ the children's shares of their group's
+	// batch-mean subtree mass (Model.branchPrior), so no child is starved
+	// by the stick-breaking's order. 0: none.
+	LambdaBranch float64 `json:"lambda_branch,omitempty"`
 	// LambdaDiv weighs the topics' overlap: the mean cosine similarity of
 	// the word distributions β of every parent-child pair and every pair
 	// of siblings (Model.overlap). It pushes a child's top words away from
@@ -261,7 +266,7 @@ func (c *Config) Validate() error {
 	check(c.SkipGate == nil || (c.FeatureSkip && !math.IsNaN(float64(*c.SkipGate)) && !math.IsInf(float64(*c.SkipGate), 0)), "the skip gate needs the feature skip and a finite value")
 	check(c.Neighbors >= 1, "neighbours %d must be positive", c.Neighbors)
 	check(c.Hops >= 0 && c.Hops <= 2, "hops %d: want 1 or 2 (0 means 1)", c.Hops)
-	check(finiteNonNeg(c.LambdaTopic) && finiteNonNeg(c.LambdaSup) && finiteNonNeg(c.LambdaLevel) && finiteNonNeg(c.LambdaDiv), "loss weights λ_topic=%g, λ_sup=%g, λ_level=%g, λ_div=%g must be finite and non-negative", c.LambdaTopic, c.LambdaSup, c.LambdaLevel, c.LambdaDiv)
+	check(finiteNonNeg(c.LambdaTopic) && finiteNonNeg(c.LambdaSup) && finiteNonNeg(c.LambdaLevel) && finiteNonNeg(c.LambdaBranch) && finiteNonNeg(c.LambdaDiv), "loss weights λ_topic=%g, λ_sup=%g, λ_level=%g, λ_branch=%g, λ_div=%g must be finite and non-negative", c.LambdaTopic, c.LambdaSup, c.LambdaLevel, c.LambdaBranch, c.LambdaDiv)
 	t := c.Tree
 	check(t.Mode == "grow" || t.Mode == "fixed" || t.Mode == "flat", "tree mode %q: want grow, fixed or flat", t.Mode)
 	check(t.InitDepth >= 1 && t.Branching >= 1, "initial tree %d levels × %d children must be positive", t.InitDepth, t.Branching)

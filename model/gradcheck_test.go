@@ -92,6 +92,7 @@ func gradCases() []gradCase {
 		{name: "hyperbolic/background", geometry: "hyperbolic", mut: func(c *Config) { c.Tree.Background = true }},
 		// The level prior.
 		{name: "hyperbolic/level-prior", geometry: "hyperbolic", mut: func(c *Config) { c.LambdaLevel = 0.5 }},
+		{name: "hyperbolic/branch-prior", geometry: "hyperbolic", mut: func(c *Config) { c.LambdaBranch = 0.5 }},
 		// The topics' overlap.
 		{name: "hyperbolic/overlap", geometry: "hyperbolic", mut: func(c *Config) { c.LambdaDiv = 0.5 }},
 		{name: "hyperbolic/hop-features/skip", geometry: "hyperbolic", cache: true, mut: func(c *Config) {

@@ -34,7 +34,7 @@ type Batch struct {
 
 // Parts are the loss terms of a step, for logging and the NaN guard.
 type Parts struct {
-	Graph, Topic, Level, Div, Sup, Total float64
+	Graph, Topic, Level, Branch, Div, Sup, Total float64
 	// Out is the forward pass's output (the trainer's σ tracking reads the
 	// batch's document and topic points from it).
 	Out *Output
@@ -42,11 +42,11 @@ type Parts struct {
 
 // Names returns the parts' names and values in a fixed order.
 func (p Parts) Names() ([]string, []float64) {
-	return []string{"graph", "topic", "level", "div", "sup", "total"}, []float64{p.Graph, p.Topic, p.Level, p.Div, p.Sup, p.Total}
+	return []string{"graph", "topic", "level", "branch", "div", "sup", "total"}, []float64{p.Graph, p.Topic, p.Level, p.Branch, p.Div, p.Sup, p.Total}
 }
 
 // Loss runs the forward pass and returns L = L_graph + λ_topic·L_topic
-// (+ λ_level·L_level + λ_sup·L_sup) with its parts. cache selects the
+// (+ λ_level·L_level + λ_branch·L_branch + λ_div·L_div + λ_sup·L_sup) with its parts. cache selects the
 // historical-embedding option (nil: full nesting). It changes nothing in
 // the model.
 func (m *Model) Loss(tp *tensor.Tape, in *Inputs, b *Batch, cache *Cache) (*tensor.Tensor, Parts, error) {
@@ -82,6 +82,12 @@ func (m *Model) Loss(tp *tensor.Tape, in *Inputs, b *Batch, cache *Cache) (*tens
 		ll := m.levelPrior(tp, out.Theta)
 		parts.Level = float64(ll.Data[0])
 		total = tp.Add(total, tp.Scale(ll, float32(m.Cfg.LambdaLevel)))
+	}
+	if m.Cfg.LambdaBranch > 0 {
+		if lb := m.branchPrior(tp, out.Theta); lb != nil {
+			parts.Branch = float64(lb.Data[0])
+			total = tp.Add(total, tp.Scale(lb, float32(m.Cfg.LambdaBranch)))
+		}
 	}
 	if m.Cfg.LambdaDiv > 0 {
 		if ld := m.overlap(tp, beta); ld != nil {
@@ -156,6 +162,68 @@ func (m *Model) levelPrior(tp *tensor.Tape, theta *tensor.Tensor) *tensor.Tensor
 	}
 	kl := tp.MatMul(tp.Reshape(logq, 1, D), u, false, false) // −(1/D) Σ log q̄
 	return tp.AddScalar(tp.Reshape(kl, 1), -float32(math.Log(float64(D))))
+}
+
+// branchPrior returns the mean over the tree's sibling groups (the
+// children of every topic with two or more) of KL(u ‖ q̄), for θ (B,T):
+// q̄_c is child c's share of its group's batch-mean subtree mass (the
+// words of c and every topic below it) and u uniform over the group:
+//
+//	m̄_t = mean_b Σ_{u ∈ subtree(t)} θ_bu = mean_b (θ A)_t,  A_ut = [t ancestor-or-self of u]   (T)
+//	KL_p = −log k_p − (1/k_p) Σ_{c child of p} log m̄_c + log Σ_{c child of p} m̄_c
+//
+// It is the level prior's argument applied across a level instead of down
+// the tree: the path stick-breaking hands a parent's mass to its first
+// children unless their σ are small, so without it one leaf can take most
+// of the corpus while its siblings starve into topics of a handful of
+// documents whose top words are those documents' rare ones. KL(u ‖ q̄)
+// grows without bound as a child empties; per document, θ still chooses
+// one path freely. nil when no topic has two children.
+func (m *Model) branchPrior(tp *tensor.Tape, theta *tensor.Tensor) *tensor.Tensor {
+	tab := m.Topics.Tables()
+	T := tab.T
+	kids := make([]int, T)
+	for t := 1; t < T; t++ {
+		kids[tab.Parent[t]]++
+	}
+	group := make([]int, T) // parent row -> group column, for parents of ≥ 2 children
+	G := 0
+	konst := 0.0
+	for p, k := range kids {
+		group[p] = -1
+		if k >= 2 {
+			group[p] = G
+			G++
+			konst -= math.Log(float64(k))
+		}
+	}
+	if G == 0 {
+		return nil
+	}
+	anc := tp.Alloc(false, T, T) // (T,T): A_ut = 1 when t is u or an ancestor of u
+	for u := range T {
+		for t := int32(u); t >= 0; t = tab.Parent[t] {
+			anc.Data[u*T+int(t)] = 1
+		}
+	}
+	w := tp.Alloc(false, T, 1)    // (T,1): −1/(k_p G) for a child c of a grouped parent p
+	sum := tp.Alloc(false, T, G)  // (T,G): child c counts in its parent's group
+	ones := tp.Alloc(false, G, 1) // (G,1): 1/G
+	for c := 1; c < T; c++ {
+		p := tab.Parent[c]
+		if g := group[p]; g >= 0 {
+			w.Data[c] = -1 / float32(kids[p]*G)
+			sum.Data[c*G+g] = 1
+		}
+	}
+	for g := range ones.Data {
+		ones.Data[g] = 1 / float32(G)
+	}
+	mass := tp.Reshape(tp.MeanAxis(tp.MatMul(theta, anc, false, false), 0), 1, T) // (1,T)
+	own := tp.MatMul(tp.Log(tp.AddScalar(mass, 1e-12)), w, false, false)          // (1,1): −mean_p (1/k_p) Σ_c log m̄_c
+	tot := tp.Log(tp.AddScalar(tp.MatMul(mass, sum, false, false), 1e-12))        // (1,G): log Σ_c m̄_c
+	kl := tp.Add(own, tp.MatMul(tot, ones, false, false))
+	return tp.AddScalar(tp.Reshape(kl, 1), float32(konst/float64(G)))
 }
 
 // overlap returns the mean cosine similarity β_a·β_b / (‖β_a‖ ‖β_b‖) over

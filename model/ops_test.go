@@ -330,3 +330,87 @@ func TestOverlap(t *testing.T) {
 		t.Errorf("overlap %g, want %g", got, want)
 	}
 }
+
+// TestBranchPrior checks Model.branchPrior against KL(u ‖ q̄) computed
+// directly (subtree masses summed leaves-up, shares normalised per group)
+// on a root with two children of two children each, and that it is zero
+// when every sibling group is balanced.
+func TestBranchPrior(t *testing.T) {
+	g := tinyGraph(9, 20, 3, 9, true, 1)
+	cfg := tinyConfig(g)
+	cfg.Tree.InitDepth, cfg.Tree.Branching, cfg.Tree.MaxDepth = 3, 2, 3
+	m, err := New(cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := m.Topics.Tables()
+	if tab.T != 7 {
+		t.Fatalf("tree has %d topics, want 7", tab.T)
+	}
+	// want is the mean over the three groups of Σ_c u_c log(u_c / q̄_c).
+	want := func(theta []float64, B int) float64 {
+		mass := make([]float64, tab.T)
+		for b := range B {
+			for u := range tab.T {
+				mass[u] += theta[b*tab.T+u] / float64(B)
+			}
+		}
+		for u := tab.T - 1; u >= 1; u-- { // children after parents in dense order
+			mass[tab.Parent[u]] += mass[u]
+		}
+		kl, groups := 0.0, 0
+		for p := range tab.T {
+			var kids []int
+			for c := 1; c < tab.T; c++ {
+				if int(tab.Parent[c]) == p {
+					kids = append(kids, c)
+				}
+			}
+			if len(kids) < 2 {
+				continue
+			}
+			tot := 0.0
+			for _, c := range kids {
+				tot += mass[c]
+			}
+			k := float64(len(kids))
+			for _, c := range kids {
+				kl += (1 / k) * math.Log((1/k)/(mass[c]/tot))
+			}
+			groups++
+		}
+		return kl / float64(groups)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	skewed := make([]float64, 3*tab.T)
+	for i := range skewed {
+		skewed[i] = 0.05 + rng.Float64()
+	}
+	for b := range 3 { // rows need not sum to one for the prior
+		skewed[b*tab.T+tab.T-1] *= 20
+	}
+	balanced := make([]float64, 2*tab.T)
+	for i := range balanced {
+		balanced[i] = 1 / float64(tab.T)
+	}
+	for _, tc := range []struct {
+		name  string
+		theta []float64
+		B     int
+	}{{"skewed", skewed, 3}, {"balanced", balanced, 2}} {
+		t.Run(tc.name, func(t *testing.T) {
+			th := make([]float32, len(tc.theta))
+			for i, v := range tc.theta {
+				th[i] = float32(v)
+			}
+			got := float64(m.branchPrior(tensor.NewTape(), tensor.FromData(th, tc.B, tab.T)).Data[0])
+			w := want(tc.theta, tc.B)
+			if math.Abs(got-w) > 1e-5 {
+				t.Errorf("branch prior %g, want %g", got, w)
+			}
+			if tc.name == "skewed" && w < 0.01 {
+				t.Errorf("reference %g: the skewed case is not skewed", w)
+			}
+		})
+	}
+}

@@ -79,6 +79,7 @@ type inEpochJSON struct {
 	Graph   float64 `json:"graph_loss_sum"`
 	Topic   float64 `json:"topic_loss_sum"`
 	Level   float64 `json:"level_loss_sum"`
+	Branch  float64 `json:"branch_loss_sum,omitempty"`
 	Div     float64 `json:"div_loss_sum,omitempty"`
 	Sup     float64 `json:"sup_loss_sum"`
 	Total   float64 `json:"total_loss_sum"`
@@ -107,12 +108,12 @@ type fileEntry struct {
 // (for the neighbour cache, which the epoch built from it, and for a
 // roll-back).
 type partialEpoch struct {
-	batches                              int
-	graph, topic, level, div, sup, total float64
-	docs                                 int
-	seconds                              float64
-	dropout                              []byte
-	start                                *snapshot
+	batches                                      int
+	graph, topic, level, branch, div, sup, total float64
+	docs                                         int
+	seconds                                      float64
+	dropout                                      []byte
+	start                                        *snapshot
 }
 
 // session is what one trainer knows about its checkpoints and about being
@@ -278,7 +279,7 @@ func (t *Trainer) writeFiles(dir string, part *partialEpoch) error {
 		if err := t.writeSnapshot(dir, startFile, startTreeFile, part.start); err != nil {
 			return err
 		}
-		tj.InEpoch = &inEpochJSON{Batches: part.batches, Graph: part.graph, Topic: part.topic, Level: part.level, Div: part.div,
+		tj.InEpoch = &inEpochJSON{Batches: part.batches, Graph: part.graph, Topic: part.topic, Level: part.level, Branch: part.branch, Div: part.div,
 			Sup: part.sup, Total: part.total, Docs: part.docs, Seconds: part.seconds, Dropout: part.dropout}
 	}
 	return atomicfile.WriteJSON(filepath.Join(dir, trainerFile), tj)
@@ -571,7 +572,7 @@ func resumeGeneration(dir string, g *corpus.Graph, s *corpus.Split, opt Options)
 		if start.tree.Len() != m.Topics.Tree.Len() {
 			return nil, fmt.Errorf("%s: the epoch's start has %d topics, the model %d: the tree changes only between epochs", filepath.Join(dir, startTreeFile), start.tree.Len(), m.Topics.Tree.Len())
 		}
-		t.sess.part = &partialEpoch{batches: p.Batches, graph: p.Graph, topic: p.Topic, level: p.Level, div: p.Div, sup: p.Sup,
+		t.sess.part = &partialEpoch{batches: p.Batches, graph: p.Graph, topic: p.Topic, level: p.Level, branch: p.Branch, div: p.Div, sup: p.Sup,
 			total: p.Total, docs: p.Docs, seconds: p.Seconds, dropout: p.Dropout, start: start}
 		if int64(p.Batches) > t.stepsPerEpoch() {
 			return nil, fmt.Errorf("%s: %d steps done in an epoch of %d", path, p.Batches, t.stepsPerEpoch())

@@ -50,7 +50,7 @@ func (t *Trainer) stopInEpoch(batches int, rec *EpochLog, docs int, began time.T
 	if err != nil {
 		return err
 	}
-	t.sess.part = &partialEpoch{batches: batches, graph: rec.Graph, topic: rec.Topic, level: rec.Level, div: rec.Div, sup: rec.Sup,
+	t.sess.part = &partialEpoch{batches: batches, graph: rec.Graph, topic: rec.Topic, level: rec.Level, branch: rec.Branch, div: rec.Div, sup: rec.Sup,
 		total: rec.Total, docs: docs, seconds: time.Since(began).Seconds(), dropout: st}
 	// The cache still holds what this epoch built from its start: a Run
 	// that continues in memory must not rebuild it from the current
@@ -69,7 +69,7 @@ func (t *Trainer) resumeInEpoch(rec *EpochLog, docs *int, began *time.Time) int 
 		return 0
 	}
 	t.sess.part = nil
-	rec.Graph, rec.Topic, rec.Level, rec.Div, rec.Sup, rec.Total = p.graph, p.topic, p.level, p.div, p.sup, p.total
+	rec.Graph, rec.Topic, rec.Level, rec.Branch, rec.Div, rec.Sup, rec.Total = p.graph, p.topic, p.level, p.branch, p.div, p.sup, p.total
 	*docs = p.docs
 	*began = began.Add(-time.Duration(p.seconds * float64(time.Second)))
 	if err := t.Model.SetDropoutState(p.dropout); err != nil {

@@ -33,13 +33,14 @@ type State struct {
 
 // EpochLog is one line of the learning curve.
 type EpochLog struct {
-	Epoch int     `json:"epoch"`
-	Graph float64 `json:"graph_loss"`
-	Topic float64 `json:"topic_loss"`
-	Level float64 `json:"level_loss,omitempty"`
-	Div   float64 `json:"div_loss,omitempty"`
-	Sup   float64 `json:"sup_loss"`
-	Total float64 `json:"total_loss"`
+	Epoch  int     `json:"epoch"`
+	Graph  float64 `json:"graph_loss"`
+	Topic  float64 `json:"topic_loss"`
+	Level  float64 `json:"level_loss,omitempty"`
+	Branch float64 `json:"branch_loss,omitempty"`
+	Div    float64 `json:"div_loss,omitempty"`
+	Sup    float64 `json:"sup_loss"`
+	Total  float64 `json:"total_loss"`
 	// Validation metrics, on the held-out validation documents (Holdout):
 	// kNN Micro- and Macro-F1, link AUC over the held-out links among them,
 	// and their perplexity exponent.
@@ -569,6 +570,7 @@ func (t *Trainer) epoch() (*EpochLog, error) {
 		rec.Graph += parts.Graph
 		rec.Topic += parts.Topic
 		rec.Level += parts.Level
+		rec.Branch += parts.Branch
 		rec.Div += parts.Div
 		rec.Sup += parts.Sup
 		rec.Total += parts.Total
@@ -597,6 +599,7 @@ func (t *Trainer) epoch() (*EpochLog, error) {
 	rec.Graph /= ns
 	rec.Topic /= ns
 	rec.Level /= ns
+	rec.Branch /= ns
 	rec.Div /= ns
 	rec.Sup /= ns
 	rec.Total /= ns
@@ -930,6 +933,9 @@ func (t *Trainer) logEpoch(r *EpochLog) {
 	}
 	if r.Level != 0 {
 		line += fmt.Sprintf(" level %.4f", r.Level)
+	}
+	if r.Branch != 0 {
+		line += fmt.Sprintf(" branch %.4f", r.Branch)
 	}
 	if r.Div != 0 {
 		line += fmt.Sprintf(" overlap %.4f", r.Div)
