@@ -76,6 +76,18 @@ type Options struct {
 	// kept 4 (docs/results.md). The topic parameters' optimiser moments
 	// are kept.
 	TopicRefit int `json:"topic_refit,omitempty"`
+	// DecoderRefit, when positive, ends training with that many
+	// decoder-only steps (topicstart.Fit, as the warm-up: TopicWarmupBatch
+	// documents at TopicWarmupLR) on the training documents as the final
+	// weights embed them, before the last validation: the words' fit of
+	// the final θ, which the joint steps leave behind as the documents
+	// move. 0: none.
+	DecoderRefit int `json:"decoder_refit,omitempty"`
+	// FinalPrune ends a growing tree's training with one more tree update
+	// that prunes (as growth does) but adds nothing, before the last
+	// validation: the topics added by the last growth had no pruning
+	// after them, and some end with no documents.
+	FinalPrune bool `json:"final_prune,omitempty"`
 
 	// Select is which state Run leaves the model in: "best" (the
 	// validated state of highest validation score, EpochLog.Score) or
@@ -195,6 +207,7 @@ func (o *Options) Validate() error {
 	check(o.TopicInit == "fit" || o.TopicInit == "kmeans" || o.TopicInit == "random" || o.TopicInit == "", "topic init %q: want fit, kmeans or random", o.TopicInit)
 	check(o.TopicWarmup >= 0 && o.TopicWarmupBatch >= 0, "topic warm-up of %d steps × %d documents must be non-negative", o.TopicWarmup, o.TopicWarmupBatch)
 	check(o.TopicWarmupLR >= 0 && !math.IsInf(o.TopicWarmupLR, 0), "topic warm-up learning rate %g must be non-negative and finite", o.TopicWarmupLR)
+	check(o.DecoderRefit >= 0, "decoder refit of %d steps must be non-negative", o.DecoderRefit)
 	check(o.TopicRefit >= 0, "topic refit epoch %d must be non-negative", o.TopicRefit)
 	check(o.SimilarityTrack >= 0 && o.SimilarityTrack <= 1, "similarity tracking rate %g outside [0,1]", o.SimilarityTrack)
 	check(o.TopicInit != "fit" || o.TopicWarmup == 0 || o.TopicWarmupLR > 0, "topic warm-up of %d steps needs a positive learning rate", o.TopicWarmup)

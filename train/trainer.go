@@ -400,6 +400,16 @@ func (t *Trainer) Run() error {
 			}
 		}
 		last := t.State.Epoch == t.Opt.Epochs
+		if last && t.Opt.FinalPrune && t.Model.Cfg.Tree.Mode == "grow" {
+			if err := t.finalPrune(); err != nil {
+				return err
+			}
+		}
+		if last && t.Opt.DecoderRefit > 0 {
+			if err := t.refitDecoder(); err != nil {
+				return err
+			}
+		}
 		grow := t.Model.Cfg.Tree.Mode == "grow" && t.State.Epoch%t.Opt.GrowEvery == 0 && !last
 		valid := t.State.Epoch%t.Opt.ValidEvery == 0 || last
 		if valid || grow {
@@ -464,6 +474,43 @@ func (t *Trainer) initTopics() error {
 		return err
 	}
 	fmt.Fprintf(t.log, "decoder warm-up: %d steps, topic NLL %.3f per token (%.1fs)\n", t.Opt.TopicWarmup, nll, time.Since(began).Seconds())
+	return nil
+}
+
+// finalPrune is the last tree update (Options.FinalPrune): the pruning
+// of growTree without its additions, on the training documents as the
+// final weights embed them.
+func (t *Trainer) finalPrune() error {
+	defer t.Opt.Phases.Start("growth")()
+	docs := t.vs.Train
+	var part *model.Embeddings
+	if t.cache != nil {
+		part = t.embedCached(docs)
+	} else {
+		part = t.embedTrain(docs)
+	}
+	return t.growTree(part.Scatter(docs, t.G.NumDocs()), false)
+}
+
+// refitDecoder runs Opt.DecoderRefit decoder-only steps on the training
+// documents as the current weights embed them (see Options.DecoderRefit).
+func (t *Trainer) refitDecoder() error {
+	defer t.Opt.Phases.Start("topic start")()
+	var emb *model.Embeddings
+	if t.cache != nil {
+		emb = t.embedCached(t.vs.Train)
+	} else {
+		emb = t.embedTrain(t.vs.Train)
+	}
+	began := time.Now()
+	nll, err := topicstart.Fit(t.Model, emb.Tangent, t.In, t.vs.Train, topicstart.Options{
+		Steps: t.Opt.DecoderRefit, LR: t.Opt.TopicWarmupLR, Batch: t.Opt.TopicWarmupBatch,
+		Seed: t.Opt.Seed + 1, DecoderOnly: true,
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(t.log, "decoder refit: %d steps, topic NLL %.3f per token (%.1fs)\n", t.Opt.DecoderRefit, nll, time.Since(began).Seconds())
 	return nil
 }
 
@@ -697,7 +744,7 @@ func (t *Trainer) validate(rec *EpochLog, grow bool) error {
 		return nil
 	}
 	defer t.Opt.Phases.Start("growth")()
-	return t.growTree(emb)
+	return t.growTree(emb, true)
 }
 
 // scoreValidation embeds the training documents outside validation and the
@@ -879,7 +926,7 @@ func (r *EpochLog) Score() (score float64, ok bool) {
 // growTree grows and prunes the tree from the shares s_t of the training
 // documents outside validation (their θ in emb, indexed by document id),
 // and moves the per-topic parameters and their optimiser state along.
-func (t *Trainer) growTree(emb *model.Embeddings) error {
+func (t *Trainer) growTree(emb *model.Embeddings, add bool) error {
 	m := t.Model
 	docs := t.vs.Train
 	acc := topictree.NewShareAccumulator(emb.Topics)
@@ -896,6 +943,9 @@ func (t *Trainer) growTree(emb *model.Embeddings) error {
 	}
 	tc := m.Cfg.Tree
 	uo := topictree.UpdateOptions{Add: tc.SAdd, Prune: tc.SPrune, GrowLeaves: tc.GrowLeaves, KeepDepth: tc.KeepDepth}
+	if !add {
+		uo.Add = 1 // no topic's share exceeds 1: prune only
+	}
 	if tc.PruneBy == "path" {
 		uo.Path = topictree.PathShares(m.Topics.Tables(), theta, lengths)
 	}

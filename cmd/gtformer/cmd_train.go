@@ -51,6 +51,8 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&o.WeightDecay, "weight-decay", o.WeightDecay, "AdamW weight decay")
 	fs.StringVar(&o.TopicInit, "topic-init", o.TopicInit, "fit (kmeans, then σ's r and t calibrated to the documents' distances and a decoder warm-up; overrides --fd-radius and --fd-temp), kmeans (start the topics at a hierarchical clustering of the documents' initial embeddings) or random (the paper)")
 	fs.IntVar(&o.TopicWarmup, "topic-warmup", o.TopicWarmup, "decoder-only steps of --topic-init fit")
+	fs.BoolVar(&o.FinalPrune, "final-prune", o.FinalPrune, "end a growing tree's training with a tree update that prunes (as growth does) and adds nothing, before the last validation")
+	fs.IntVar(&o.DecoderRefit, "decoder-refit", o.DecoderRefit, "end training with this many decoder-only steps on the final document embeddings, before the last validation (0: none)")
 	fs.IntVar(&o.TopicRefit, "topic-refit", o.TopicRefit, "redo the topic start after this epoch, on the trained document embeddings (0: never)")
 	fs.Float64Var(&o.SimilarityTrack, "similarity-track", o.SimilarityTrack, "with --topic-init fit: rate at which σ's r and t follow the documents' spread after every step (0: fixed at the initial calibration)")
 	fs.BoolVar(&o.MaskTargets, "mask-targets", o.MaskTargets, "hide each training batch's target links from the neighbours and hop features of their ends, as held-out links are at test time")
