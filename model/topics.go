@@ -79,12 +79,10 @@ func (m *Model) SetSimilarity(r, t float64) {
 // DecoderInitStd is the initial standard deviation of the decoder rows U:
 // large, so that β starts distinct per topic. The price: at the shared
 // learning rate U barely moves, and the topics' word distributions are
-// learned mostly by moving the topic points. In a topic-only fit of the
-// built-in corpus (free document points) N(0,1) rows with a 10× decoder
-// rate (train.Options.DecoderLRScale) reached a per-token NLL of 4.38
-// against 4.95-5.6 (the planted model's own: 4.29), but did not stop the
-// full model's tree collapse (docs/results.md). train's default topic start
-// instead fits U alone, at a high rate, before the first step (topicstart.Fit).
+// learned mostly by moving the topic points. train's topic start therefore
+// fits U alone, at a high rate, before the first step (topicstart.Fit), and
+// trains U at 10× the shared rate afterwards (train.Options.DecoderLRScale),
+// without which the decoder lags θ as the documents move (docs/results.md).
 const DecoderInitStd = 4
 
 func newTopics(m lorentz.Manifold, cfg *Config, rng *rand.Rand) (*Topics, error) {
