@@ -146,8 +146,16 @@ type TreeConfig struct {
 	GrowLeaves  bool    `json:"grow_leaves"` // let leaves grow children (not in the paper)
 	Tau         float64 `json:"tau"`         // depth temperature base: τ_t = τ^(1/(level+1))
 	// Background adds the training documents' log word frequencies to
-	// every topic's decoder logits (Topics.Background).
+	// the topics' decoder logits (Topics.Background), weighted per level by
+	// BackgroundLevels.
 	Background bool `json:"background,omitempty"`
+	// BackgroundLevels weights the background per level, root first; a
+	// level past the list takes weight 0, and an empty list (configs saved
+	// before it existed) weight 1 everywhere. A root-only background (1, 0,
+	// 0) makes the corpus's general words cheap at the root alone, so the
+	// data explain them there first and the lower topics need not carry
+	// them (issue 15's "background (root) distribution").
+	BackgroundLevels []float64 `json:"background_levels,omitempty"`
 	// FDRadius is r in the similarity σ = 1/(1 + exp((d² − r)/t)) of
 	// documents to topics and levels: the Fermi-Dirac decoder of HGCN
 	// (Chami et al., 2019). r = 0 (the model's default) is the paper's
@@ -273,6 +281,10 @@ func (c *Config) Validate() error {
 	check(t.MaxDepth >= t.InitDepth, "max depth %d below the initial depth %d", t.MaxDepth, t.InitDepth)
 	check(t.MaxChildren >= t.Branching, "max children %d below the initial branching %d", t.MaxChildren, t.Branching)
 	check(t.Tau > 0 && !math.IsInf(t.Tau, 1), "tau %g must be positive and finite", t.Tau)
+	for _, w := range t.BackgroundLevels {
+		check(!math.IsNaN(w) && !math.IsInf(w, 0), "background level weight %g must be finite", w)
+	}
+	check(len(t.BackgroundLevels) == 0 || t.Background, "background level weights need the background")
 	check(t.FDRadius >= 0 && !math.IsInf(t.FDRadius, 1), "Fermi-Dirac radius %g must be non-negative and finite", t.FDRadius)
 	check(t.FDTemp >= 0 && !math.IsInf(t.FDTemp, 1), "Fermi-Dirac temperature %g must be non-negative and finite (0 means 1)", t.FDTemp)
 	check(t.FDTrack >= 0 && t.FDTrack <= 1, "Fermi-Dirac tracking rate %g outside [0,1]", t.FDTrack)
@@ -290,6 +302,18 @@ func (c *Config) Validate() error {
 // attention costs grow with its square, so a mistyped length must be an
 // error rather than an out-of-memory crash.
 const maxMaxLen = 1 << 16
+
+// BackgroundWeight is the weight of the decoder's background at a level
+// (root 0): BackgroundLevels[level], 0 past its end, 1 when it is empty.
+func (t *TreeConfig) BackgroundWeight(level int) float64 {
+	switch {
+	case len(t.BackgroundLevels) == 0:
+		return 1
+	case level < len(t.BackgroundLevels):
+		return t.BackgroundLevels[level]
+	}
+	return 0
+}
 
 // HopDim is the width m of one hop's features (FeatureDim, or the width).
 func (c *Config) HopDim() int {

@@ -90,6 +90,10 @@ func gradCases() []gradCase {
 		// into the final tangent.
 		// The decoder's background word frequencies.
 		{name: "hyperbolic/background", geometry: "hyperbolic", mut: func(c *Config) { c.Tree.Background = true }},
+		// ... weighted per level (root only, negative at the leaves).
+		{name: "hyperbolic/background-levels", geometry: "hyperbolic", mut: func(c *Config) {
+			c.Tree.Background, c.Tree.BackgroundLevels = true, []float64{1, 0, -0.3}
+		}},
 		// The level prior.
 		{name: "hyperbolic/level-prior", geometry: "hyperbolic", mut: func(c *Config) { c.LambdaLevel = 0.5 }},
 		{name: "hyperbolic/branch-prior", geometry: "hyperbolic", mut: func(c *Config) { c.LambdaBranch = 0.5 }},

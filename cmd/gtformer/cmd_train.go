@@ -5,9 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -100,6 +102,18 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&c.Tree.Tau, "tau", c.Tree.Tau, "depth temperature base τ: topic t's word distribution is softmax(U·log_o z_t / τ^(1/(level+1))), flattest at the root")
 	fs.BoolVar(&c.Tree.KeepDepth, "keep-depth", c.Tree.KeepDepth, "growth keeps every path at the tree's depth: new topics only under the leaves' parents, and pruning keeps each kept topic's largest child")
 	fs.BoolVar(&c.Tree.Background, "background", c.Tree.Background, "decoder topics as deviations from the corpus's word frequencies (the root, with the flattest temperature, becomes the general words)")
+	fs.Func("background-levels", "with the decoder's background: its weight per level, root first, comma-separated (levels past the list: 0); e.g. 1,0,0 for a background at the root alone (sets --background)", func(v string) error {
+		var ws []float64
+		for _, f := range strings.Split(v, ",") {
+			w, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+			if err != nil || math.IsNaN(w) || math.IsInf(w, 0) {
+				return fmt.Errorf("%q is not a finite number", f)
+			}
+			ws = append(ws, w)
+		}
+		c.Tree.Background, c.Tree.BackgroundLevels = true, ws
+		return nil
+	})
 	fs.BoolVar(&c.Tree.GrowLeaves, "grow-leaves", false, "let leaves grow children (deepens the tree; not in the paper)")
 	fs.BoolVar(&c.NoTree, "no-tree-embedding", false, "ablation: layers 2..L do not see the tree embedding e_i")
 	fs.BoolVar(&c.NoGraph, "no-graph-embedding", false, "ablation: layers 2..L do not see the graph embedding g_i")
