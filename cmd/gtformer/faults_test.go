@@ -301,9 +301,11 @@ func TestModelKnowsItsCorpus(t *testing.T) {
 	}
 	raw, err := os.ReadFile(filepath.Join(dir, "eval.json"))
 	var ev struct {
-		Test map[string]float64 `json:"test"`
+		Test struct {
+			KNNMicroF1 float64 `json:"knn_micro_f1"`
+		} `json:"test"`
 	}
-	if err != nil || json.Unmarshal(raw, &ev) != nil || ev.Test["knn_micro_f1"] <= 0 {
+	if err != nil || json.Unmarshal(raw, &ev) != nil || ev.Test.KNNMicroF1 <= 0 {
 		t.Errorf("eval.json: %s (%v)", raw, err)
 	}
 }
