@@ -173,6 +173,7 @@ func TestTrainUsageMistakes(t *testing.T) {
 		{"one-word vocabulary", []string{"--data", data, "--max-vocab", "1"}, "vocabulary of 1 word"},
 		{"infinite learning rate", []string{"--lr", "inf"}, "--lr +Inf: not a finite number"},
 		{"infinite weight decay", []string{"--weight-decay", "inf"}, "--weight-decay +Inf: not a finite number"},
+		{"negative eval queries", []string{"--eval-queries", "-1"}, "--eval-queries -1: give the number of test documents to score as queries (at least 1), or 0 for all of them"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(tmp, strings.ReplaceAll(tc.name, " ", "-"))
