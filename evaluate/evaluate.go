@@ -211,9 +211,10 @@ func rows(x []float32, dim int, docs []int32) []float32 {
 
 // QuerySample returns the positions in s.Test of the test documents that
 // kNN and link AUC score when there are n of them and the cap is q
-// (Options.Queries): nil, meaning all of them, when q ≤ 0 or q ≥ n; otherwise a uniform sample of q distinct positions without
-// replacement (a partial Fisher–Yates shuffle), in increasing order, drawn
-// from seed alone: the same n, q and seed give the same sample.
+// (Options.Queries): nil, meaning all of them, when q ≤ 0 or q ≥ n;
+// otherwise a uniform sample of q distinct positions without replacement
+// (a partial Fisher–Yates shuffle), in increasing order, drawn from seed
+// alone: the same n, q and seed give the same sample.
 func QuerySample(n, q int, seed uint64) []int {
 	if q <= 0 || q >= n {
 		return nil
