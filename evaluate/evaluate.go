@@ -7,6 +7,7 @@ package evaluate
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"time"
 
@@ -34,6 +35,20 @@ type Test struct {
 	// always), the other half scored (metrics.CompletionSplit).
 	LogPerplexity           *float64 `json:"log_perplexity,omitempty"`
 	LogPerplexityCompletion *float64 `json:"log_perplexity_completion,omitempty"`
+
+	// EvalQueries is the number of test documents that kNN and link AUC
+	// scored as queries, each against every reference document (every
+	// training document for kNN, every test document for link ranking);
+	// EvalSampled says whether they were a uniform sample of the test
+	// documents (Options.Queries) rather than all of them. Then
+	// KNNMicroF1SE and LinkAUCSE are the standard errors of the two
+	// estimates, in percent: binomial √(p(1−p)/n) for Micro-F1, the
+	// sample standard deviation of the per-document AUCs over √n for AUC.
+	// Run sets them; Score (validation) does not.
+	EvalQueries  int      `json:"eval_queries,omitempty"`
+	EvalSampled  *bool    `json:"eval_sampled,omitempty"`
+	KNNMicroF1SE *float64 `json:"knn_micro_f1_se,omitempty"`
+	LinkAUCSE    *float64 `json:"link_auc_se,omitempty"`
 }
 
 // Topics holds the topic-quality metrics (package metrics defines each,
@@ -85,7 +100,26 @@ type Options struct {
 	// synth.Truth.Leaf), is each document's planted leaf; Run then sets
 	// Topics.RecoveryNMI. Ignored unless it has one entry per document.
 	Planted []int32
+	// Queries caps the test documents that kNN and link AUC score as
+	// queries: with more test documents than that, Run scores a uniform
+	// sample of Queries of them drawn from Seed (QuerySample), each still
+	// against every reference document, so the two metrics become
+	// estimates of the same per-document means at a cost linear in the
+	// corpus. 0 means DefaultQueries; AllQueries (or any negative number)
+	// scores every test document.
+	Queries int
+	// Seed draws the sample of queries: the run's seed, so that the same
+	// seed scores the same sample.
+	Seed uint64
 }
+
+// DefaultQueries is Options.Queries by default: the paper's corpora, with
+// test sets of under a thousand documents, are scored in full.
+const DefaultQueries = 10000
+
+// AllQueries as Options.Queries scores every test document however many
+// there are: the exact metrics, quadratic in the corpus.
+const AllQueries = -1
 
 func (o *Options) defaults() {
 	if o.K <= 0 {
@@ -97,11 +131,17 @@ func (o *Options) defaults() {
 	if o.EmbedBatch <= 0 {
 		o.EmbedBatch = 128
 	}
+	if o.Queries == 0 {
+		o.Queries = DefaultQueries
+	}
 }
 
 // Run embeds every document (test documents through their links to training
 // documents) and computes the metrics. The hop features of in (if the model
-// reads them) are propagated anew over the same neighbour lists.
+// reads them) are propagated anew over the same neighbour lists. Above
+// opt.Queries test documents, kNN and link AUC are estimated on a uniform
+// sample of them (ScoreQueries), which Test's EvalQueries and EvalSampled
+// record.
 func Run(m *model.Model, g *corpus.Graph, s *corpus.Split, in *model.Inputs, opt Options) *Result {
 	opt.defaults()
 	stop := opt.Phases.Start("final embedding")
@@ -114,7 +154,15 @@ func Run(m *model.Model, g *corpus.Graph, s *corpus.Split, in *model.Inputs, opt
 	stop()
 	defer opt.Phases.Start("evaluation")()
 	res := &Result{Emb: emb}
-	res.Test = Score(m, g, s, emb, opt.K)
+	queries := QuerySample(len(s.Test), opt.Queries, opt.Seed)
+	res.Test = ScoreQueries(m, g, s, emb, opt.K, queries)
+	if len(s.Test) > 0 {
+		sampled := queries != nil
+		res.Test.EvalQueries, res.Test.EvalSampled = len(s.Test), &sampled
+		if sampled {
+			res.Test.EvalQueries = len(queries)
+		}
+	}
 	res.Test.LogPerplexityCompletion = ptr(Completion(m, g, s, opt))
 	res.Topics = TopicQuality(m, g, s, emb, in.Len)
 	if len(opt.Planted) == g.NumDocs() {
@@ -161,16 +209,72 @@ func rows(x []float32, dim int, docs []int32) []float32 {
 	return out
 }
 
+// QuerySample returns the positions in s.Test of the test documents that
+// kNN and link AUC score when there are n of them and the cap is q
+// (Options.Queries): nil, meaning all of them, when q ≤ 0 or q ≥ n;
+// otherwise a uniform sample of q distinct positions without replacement
+// (a partial Fisher–Yates shuffle), in increasing order, drawn from seed
+// alone: the same n, q and seed give the same sample.
+func QuerySample(n, q int, seed uint64) []int {
+	if q <= 0 || q >= n {
+		return nil
+	}
+	rng := rand.New(rand.NewPCG(seed, querySampleStream))
+	pos := make([]int, n)
+	for i := range pos {
+		pos[i] = i
+	}
+	for i := range q {
+		j := i + rng.IntN(n-i)
+		pos[i], pos[j] = pos[j], pos[i]
+	}
+	pos = pos[:q:q]
+	slices.Sort(pos)
+	return pos
+}
+
+// querySampleStream is the PCG stream of QuerySample ("qsample"), apart from
+// the other draws made from the run's seed.
+const querySampleStream = 0x7173616d706c65
+
 // Score computes the test metrics from embeddings of all documents.
 func Score(m *model.Model, g *corpus.Graph, s *corpus.Split, emb *model.Embeddings, k int) Test {
+	return ScoreQueries(m, g, s, emb, k, nil)
+}
+
+// ScoreQueries is Score with kNN Micro-/Macro-F1 and link AUC computed over
+// the test documents at positions queries of s.Test (QuerySample; nil: all
+// of them, which is Score). Each query is scored exactly as in Score: its
+// neighbours are found among all training documents and its link ranking
+// is over all test documents, by the same method (exact or blocked, chosen
+// by the size of the whole test set), so a query's prediction and AUC are
+// those it gets in Score, and the sampled metrics estimate Score's. With a
+// sample, KNNMicroF1SE and LinkAUCSE are set. The supervised head's F1 and
+// the perplexity, linear in the test set, always cover every test document.
+func ScoreQueries(m *model.Model, g *corpus.Graph, s *corpus.Split, emb *model.Embeddings, k int, queries []int) Test {
 	var t Test
 	dim := emb.Width + 1
-	if g.Labels != nil && len(s.Test) > 0 && len(s.Train) > 0 {
+	sampled := queries != nil
+	qDocs := s.Test
+	if sampled {
+		qDocs = make([]int32, len(queries))
+		for i, p := range queries {
+			qDocs[i] = s.Test[p]
+		}
+	}
+	if g.Labels != nil && len(qDocs) > 0 && len(s.Train) > 0 {
 		yTrain := labelsOf(g, s.Train)
 		yTest := labelsOf(g, s.Test)
-		pred := knn(m, rows(emb.Points, dim, s.Train), yTrain, rows(emb.Points, dim, s.Test), dim, k)
-		t.KNNMicroF1 = ptr(metrics.MicroF1(yTest, pred))
-		t.KNNMacroF1 = ptr(metrics.MacroF1(yTest, pred))
+		yQuery := labelsOf(g, qDocs)
+		// Blocked or exact as for the whole test set, so that a sampled
+		// query finds the neighbours it finds unsampled.
+		blocked := int64(len(s.Train))*int64(len(s.Test)) > metrics.ExactKNNPairs
+		pred := knn(m, rows(emb.Points, dim, s.Train), yTrain, rows(emb.Points, dim, qDocs), dim, k, blocked)
+		t.KNNMicroF1 = ptr(metrics.MicroF1(yQuery, pred))
+		t.KNNMacroF1 = ptr(metrics.MacroF1(yQuery, pred))
+		if sampled && t.KNNMicroF1 != nil {
+			t.KNNMicroF1SE = ptr(metrics.MicroF1SE(*t.KNNMicroF1, len(qDocs)))
+		}
 		if emb.Pred != nil {
 			sp := make([]int32, len(s.Test))
 			for i, d := range s.Test {
@@ -181,21 +285,23 @@ func Score(m *model.Model, g *corpus.Graph, s *corpus.Split, emb *model.Embeddin
 		}
 	}
 	if len(s.TestLinks) > 0 {
-		var auc float64
-		var n int
+		var per []float64 // per-query AUCs
 		if len(s.Test) <= ExactLinkDocs {
-			auc, n = metrics.LinkAUC(s.Test, s.TestLinks, LinkScore(m, emb))
+			per = metrics.LinkAUCDocs(s.Test, s.TestLinks, queries, LinkScore(m, emb))
 		} else {
 			score := LinkScoreBlock(m, emb, s.Test)
-			bar := bar(m, "link AUC", len(s.Test))
-			auc, n = metrics.LinkAUCBlocked(s.Test, s.TestLinks, func(rows []int, dst []float64) {
+			bar := bar(m, "link AUC", len(qDocs))
+			per = metrics.LinkAUCDocsBlocked(s.Test, s.TestLinks, queries, func(rows []int, dst []float64) {
 				score(rows, dst)
 				bar.Add(int64(len(rows)))
 			})
 			bar.Finish()
 		}
-		if n > 0 {
+		if auc, se, n := metrics.MeanSE(per); n > 0 {
 			t.LinkAUC = ptr(auc)
+			if sampled {
+				t.LinkAUCSE = ptr(se)
+			}
 		}
 	}
 	if len(s.Test) > 0 {
@@ -209,13 +315,18 @@ func Score(m *model.Model, g *corpus.Graph, s *corpus.Split, emb *model.Embeddin
 // of its progress bar.
 const knnChunk = 4096
 
-// knn is metrics.KNN with a progress bar on m.Progress when it takes the
-// blocked path: the test rows go in chunks, each row classified on its own,
-// so the predictions are those of one call.
-func knn(m *model.Model, train []float32, yTrain []int32, test []float32, dim, k int) []int32 {
-	nTr, nTe := len(train)/dim, len(test)/dim
-	if m.Progress == nil || int64(nTr)*int64(nTe) <= metrics.ExactKNNPairs {
+// knn is metrics.KNN, or metrics.KNNBlocked when blocked, with a progress
+// bar on m.Progress on the blocked path: the test rows go in chunks, each
+// row classified on its own, so the predictions are those of one call.
+// Unblocked, the caller guarantees that the training × test pairs are at
+// most metrics.ExactKNNPairs, so that metrics.KNN scans exactly.
+func knn(m *model.Model, train []float32, yTrain []int32, test []float32, dim, k int, blocked bool) []int32 {
+	nTe := len(test) / dim
+	if !blocked {
 		return metrics.KNN(train, yTrain, test, dim, k)
+	}
+	if m.Progress == nil {
+		return metrics.KNNBlocked(train, yTrain, test, dim, k)
 	}
 	bar := bar(m, "kNN", nTe)
 	defer bar.Finish()

@@ -467,7 +467,7 @@ func (p *Plan) runOne(dataset string, g *corpus.Graph, s *corpus.Split, planted 
 		return nil, resumed, err
 	}
 	secs := time.Since(began).Seconds()
-	res := evaluate.Run(tr.Model, g, s, tr.In, evaluate.Options{MaxNbrs: opt.MaxNbrs, EmbedBatch: opt.EmbedBatch, Planted: planted})
+	res := evaluate.Run(tr.Model, g, s, tr.In, evaluate.Options{MaxNbrs: opt.MaxNbrs, EmbedBatch: opt.EmbedBatch, Planted: planted, Seed: seed})
 	out := outputs.Metrics{
 		Dataset: dataset, Seed: seed, Supervised: cfg.Supervised, Variant: v.Name,
 		Epochs: tr.State.Epoch, BLAS: tensor.BLASName(),

@@ -121,15 +121,29 @@ func Cosine(x []float32, dim int) ScoreFunc {
 // above it (and half those tied): O(n log p) for n test documents and p
 // positives, the same number as ROCAUC's rank sum, without sorting n
 // scores. The scoring itself is n² calls of score; for large test sets
-// LinkAUCBlocked computes the scores in blocks through matrix products.
+// LinkAUCBlocked computes the scores in blocks through matrix products, and
+// LinkAUCDocs scores only a sample of the documents (n per query).
 func LinkAUC(test []int32, links [][2]int32, score ScoreFunc) (auc float64, docs int) {
+	return meanAUC(LinkAUCDocs(test, links, nil, score))
+}
+
+// LinkAUCDocs returns the per-document AUCs that LinkAUC averages, for the
+// test documents at the positions queries of test (every position when
+// queries is nil), in the order of queries: each query ranks every other
+// test document, exactly as in LinkAUC, so a sample of queries estimates
+// LinkAUC's mean without changing any document's AUC. A query without a
+// held-out link or without a negative gets NaN. Positions outside test or
+// repeated are programmer errors and panic.
+func LinkAUCDocs(test []int32, links [][2]int32, queries []int, score ScoreFunc) []float64 {
 	nbr := linkedPositions(test, links)
-	per := make([]float64, len(test))
-	parallel.Each(len(test), func() func(i int) {
+	queries = queryPositions("LinkAUCDocs", len(test), queries)
+	per := make([]float64, len(queries))
+	parallel.Each(len(queries), func() func(q int) {
 		scores := make([]float64, len(test))
 		var tmp rowScratch
-		return func(i int) {
-			per[i] = math.NaN()
+		return func(q int) {
+			i := queries[q]
+			per[q] = math.NaN()
 			if len(nbr[i]) == 0 {
 				return
 			}
@@ -138,10 +152,33 @@ func LinkAUC(test []int32, links [][2]int32, score ScoreFunc) (auc float64, docs
 					scores[b] = score(test[i], d)
 				}
 			}
-			per[i] = tmp.auc(scores, i, nbr[i])
+			per[q] = tmp.auc(scores, i, nbr[i])
 		}
 	})
-	return meanAUC(per)
+	return per
+}
+
+// queryPositions returns queries, or every position of an n-document test
+// set when it is nil, after checking that each lies in [0, n) once.
+func queryPositions(fn string, n int, queries []int) []int {
+	if queries == nil {
+		queries = make([]int, n)
+		for i := range queries {
+			queries[i] = i
+		}
+		return queries
+	}
+	seen := make([]bool, n)
+	for _, p := range queries {
+		if p < 0 || p >= n {
+			panic(fmt.Sprintf("metrics: %s: query position %d outside the %d test documents", fn, p, n))
+		}
+		if seen[p] {
+			panic(fmt.Sprintf("metrics: %s: query position %d listed twice", fn, p))
+		}
+		seen[p] = true
+	}
+	return queries
 }
 
 // BlockScoreFunc fills dst (len(rows)·len(test), row-major) with the link
@@ -159,31 +196,44 @@ const linkAUCBlock = 64
 // for the whole block. Given the same scores it returns the same number as
 // LinkAUC.
 func LinkAUCBlocked(test []int32, links [][2]int32, score BlockScoreFunc) (auc float64, docs int) {
+	return meanAUC(LinkAUCDocsBlocked(test, links, nil, score))
+}
+
+// LinkAUCDocsBlocked is LinkAUCDocs with the scores computed by score a
+// block of queries at a time, as in LinkAUCBlocked; given the same scores
+// it returns the same numbers as LinkAUCDocs.
+func LinkAUCDocsBlocked(test []int32, links [][2]int32, queries []int, score BlockScoreFunc) []float64 {
 	nbr := linkedPositions(test, links)
-	var anchors []int
-	for i, l := range nbr {
-		if len(l) > 0 {
-			anchors = append(anchors, i)
+	queries = queryPositions("LinkAUCDocsBlocked", len(test), queries)
+	var anchors []int // indices into queries of the queries with a link
+	for q, i := range queries {
+		if len(nbr[i]) > 0 {
+			anchors = append(anchors, q)
 		}
 	}
-	per := make([]float64, len(test))
-	for i := range per {
-		per[i] = math.NaN()
+	per := make([]float64, len(queries))
+	for q := range per {
+		per[q] = math.NaN()
 	}
 	n := len(test)
 	dst := make([]float64, linkAUCBlock*n)
+	rows := make([]int, 0, linkAUCBlock)
 	for lo := 0; lo < len(anchors); lo += linkAUCBlock {
-		rows := anchors[lo:min(lo+linkAUCBlock, len(anchors))]
+		block := anchors[lo:min(lo+linkAUCBlock, len(anchors))]
+		rows = rows[:0]
+		for _, q := range block {
+			rows = append(rows, queries[q])
+		}
 		score(rows, dst[:len(rows)*n])
 		parallel.Each(len(rows), func() func(r int) {
 			var tmp rowScratch
 			return func(r int) {
 				i := rows[r]
-				per[i] = tmp.auc(dst[r*n:(r+1)*n], i, nbr[i])
+				per[block[r]] = tmp.auc(dst[r*n:(r+1)*n], i, nbr[i])
 			}
 		})
 	}
-	return meanAUC(per)
+	return per
 }
 
 // linkedPositions returns, for each position in test, the sorted distinct
@@ -215,17 +265,37 @@ func linkedPositions(test []int32, links [][2]int32) [][]int {
 
 // meanAUC averages the per-document AUCs that are not NaN.
 func meanAUC(per []float64) (auc float64, docs int) {
+	auc, _, docs = MeanSE(per)
+	return auc, docs
+}
+
+// MeanSE returns the mean of the values of per that are not NaN, in order
+// (LinkAUC's mean of LinkAUCDocs), the standard error of that mean for a
+// sample drawn uniformly, s/√n with s the sample standard deviation (NaN
+// below two values; no finite-population correction, so it errs on the
+// large side), and their number n. With no value the mean is NaN.
+func MeanSE(per []float64) (mean, se float64, n int) {
 	var sum float64
 	for _, v := range per {
 		if !math.IsNaN(v) {
 			sum += v
-			docs++
+			n++
 		}
 	}
-	if docs == 0 {
-		return math.NaN(), 0
+	if n == 0 {
+		return math.NaN(), math.NaN(), 0
 	}
-	return sum / float64(docs), docs
+	mean = sum / float64(n)
+	if n < 2 {
+		return mean, math.NaN(), n
+	}
+	var ss float64
+	for _, v := range per {
+		if !math.IsNaN(v) {
+			ss += (v - mean) * (v - mean)
+		}
+	}
+	return mean, math.Sqrt(ss / float64(n-1) / float64(n)), n
 }
 
 // rowScratch is one worker's scratch for rowScratch.auc.

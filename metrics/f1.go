@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -20,6 +21,19 @@ func MicroF1(yTrue, yPred []int32) float64 {
 		}
 	}
 	return 100 * float64(correct) / float64(len(yTrue))
+}
+
+// MicroF1SE returns the standard error, in percent, of a Micro-F1 of
+// microF1 percent measured on a uniform sample of n single-label items:
+// Micro-F1 is then the accuracy, a binomial proportion p, whose standard
+// error is √(p(1−p)/n) (no finite-population correction, so it errs on the
+// large side). NaN for n < 1.
+func MicroF1SE(microF1 float64, n int) float64 {
+	if n < 1 {
+		return math.NaN()
+	}
+	p := microF1 / 100
+	return 100 * math.Sqrt(p*(1-p)/float64(n))
 }
 
 // MacroF1 returns the unweighted mean of the per-label F1 scores in percent,

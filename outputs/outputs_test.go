@@ -310,8 +310,9 @@ func checkArrays(t *testing.T, dir string, m *model.Model, g *corpus.Graph, res 
 
 // checkMetrics decodes metrics.json generically and checks the issue's
 // schema: the top-level keys, the test keys present exactly when they apply
-// (labels and test links here; supervised keys only when supervised), and
-// the topic keys.
+// (labels and test links here; supervised keys only when supervised; the
+// number of queries, every test document here, not sampled, so no standard
+// errors), and the topic keys.
 func checkMetrics(t *testing.T, dir string, supervised bool) {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(dir, "metrics.json"))
@@ -339,13 +340,18 @@ func checkMetrics(t *testing.T, dir string, supervised bool) {
 		t.Errorf("metrics.json keys %v", got)
 	}
 	test, _ := met["test"].(map[string]any)
-	wantTest := []string{"knn_macro_f1", "knn_micro_f1", "link_auc", "log_perplexity", "log_perplexity_completion"}
+	wantTest := []string{"eval_queries", "eval_sampled", "knn_macro_f1", "knn_micro_f1", "link_auc", "log_perplexity", "log_perplexity_completion"}
 	if supervised {
 		wantTest = append(wantTest, "sup_macro_f1", "sup_micro_f1")
 	}
 	if got := keys(test); !slices.Equal(got, wantTest) {
 		t.Errorf("metrics.json test keys %v, want %v", got, wantTest)
 	}
+	if q, sampled := test["eval_queries"], test["eval_sampled"]; q != 16.0 || sampled != false {
+		t.Errorf("metrics.json eval_queries %v, eval_sampled %v: want the 16 test documents, not sampled", q, sampled)
+	}
+	delete(test, "eval_queries")
+	delete(test, "eval_sampled")
 	for k, v := range test {
 		f, ok := v.(float64)
 		if !ok || (!strings.HasPrefix(k, "log_perplexity") && !(f >= 0 && f <= 100)) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -33,6 +34,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	dir := fs.String("model", "", "model `DIR` written by gtformer train --out")
 	out := fs.String("out", "", "`DIR` to write "+outputs.EvalFile+" into (default: the model directory; training's metrics.json is never replaced)")
 	k := fs.Int("k", 5, "kNN neighbours (at most the number of training documents)")
+	queries := evalQueriesFlag(fs, "the model's seed")
 	allow := fs.Bool("allow-different-corpus", false, "evaluate on a corpus other than the one the model was trained on (its vocabulary must still be the model's)")
 	describe(fs, stderr, "--model DIR [--data PATH] [--out DIR]", `
 Embeds the corpus the model was trained on (same --data and corpus flags:
@@ -53,6 +55,10 @@ metrics.json).`)
 	if *k < 1 {
 		return usagef("--k must be positive")
 	}
+	nq, err := evalQueries(*queries)
+	if err != nil {
+		return err
+	}
 	m, seed, g, s, err := loadModelAndCorpus(*dir, &d, *allow, stderr)
 	if err != nil {
 		return err
@@ -60,7 +66,7 @@ metrics.json).`)
 	if *k > len(s.Train) {
 		return usagef("--k %d: the kNN classifier is fitted on the %d training documents, so k can be at most %d", *k, len(s.Train), len(s.Train))
 	}
-	res := evaluate.Run(m, g, s, m.Inputs(g, s.TrainNeighbors32), evaluate.Options{K: *k, Planted: d.planted()})
+	res := evaluate.Run(m, g, s, m.Inputs(g, s.TrainNeighbors32), evaluate.Options{K: *k, Planted: d.planted(), Queries: nq, Seed: seed})
 	met := outputs.Metrics{Dataset: datasetName(g.Name, d.path), Seed: seed, Supervised: m.Cfg.Supervised, BLAS: tensor.BLASName(), Test: res.Test, Topics: res.Topics}
 	if *out == "" {
 		*out = *dir
@@ -74,6 +80,24 @@ metrics.json).`)
 	printMetrics(stdout, res)
 	fmt.Fprintf(stdout, "written to %s\n", filepath.Join(*out, outputs.EvalFile))
 	return nil
+}
+
+// evalQueriesFlag registers --eval-queries, whose sample is drawn from
+// seedFrom (the run's seed).
+func evalQueriesFlag(fs *flag.FlagSet, seedFrom string) *int {
+	return fs.Int("eval-queries", evaluate.DefaultQueries, "kNN and link AUC score at most `N` test documents as queries: with more, a uniform sample of N drawn from "+seedFrom+" (the same seed, the same sample), each still scored against every training document (kNN) and every test document (link ranking), so the two become estimates with standard errors, at a cost linear in the corpus (0: every test document, quadratic)")
+}
+
+// evalQueries checks --eval-queries and returns it as
+// evaluate.Options.Queries (0, all, as evaluate.AllQueries).
+func evalQueries(n int) (int, error) {
+	switch {
+	case n < 0:
+		return 0, usagef("--eval-queries %d: give the number of test documents to score as queries (at least 1), or 0 for all of them", n)
+	case n == 0:
+		return evaluate.AllQueries, nil
+	}
+	return n, nil
 }
 
 // writeCurves draws the learning curves of a run as curves.png and

@@ -155,6 +155,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "gtformer-out", "output `DIR`: topics.json, topics.txt, doc_embeddings.npy, doc_topics.npy, metrics.json, weights, checkpoint/")
 	resume := fs.Bool("resume", false, "continue from DIR/checkpoint: give the same --data and corpus flags; flags that change the numbers may be left out (the run's are used) but not changed, except --epochs")
 	quiet := fs.Bool("quiet", false, "no progress bar, only the result")
+	queries := evalQueriesFlag(fs, "--seed")
 	var mem memProfile
 	fs.StringVar(&mem.path, "memprofile", "", "write a Go heap profile (pprof) to `FILE` when the phase --memprofile-phase ends: what the run holds then (inuse_space) and every allocation since the start by call site (alloc_space)")
 	fs.StringVar(&mem.phase, "memprofile-phase", "features", "the `PHASE` at whose end --memprofile is written (a name from the phases line: load, tf-idf, features, topic start, steps, final embedding, ...)")
@@ -175,6 +176,10 @@ the command that continues the run, and exits 130 (143 for SIGTERM).`)
 	}
 	if d.path == "" {
 		mf.builtinProfile(fs)
+	}
+	nq, err := evalQueries(*queries)
+	if err != nil {
+		return err
 	}
 	if mem.path != "" {
 		// Found before training, not after it.
@@ -282,7 +287,8 @@ the command that continues the run, and exits 130 (143 for SIGTERM).`)
 		}
 		return removeStale(*out, []string{outputs.ValidFile, outputs.TopicsTextFile}, log)
 	}
-	res := evaluate.Run(tr.Model, g, s, tr.In, evaluate.Options{MaxNbrs: opt.MaxNbrs, EmbedBatch: opt.EmbedBatch, Phases: ph, Planted: d.planted()})
+	res := evaluate.Run(tr.Model, g, s, tr.In, evaluate.Options{MaxNbrs: opt.MaxNbrs, EmbedBatch: opt.EmbedBatch, Phases: ph, Planted: d.planted(),
+		Queries: nq, Seed: tr.Opt.Seed})
 	var dps float64
 	if n := len(tr.History); n > 0 {
 		dps = tr.History[n-1].DocsPerSec
@@ -381,6 +387,10 @@ func printMetrics(w io.Writer, res *evaluate.Result) {
 	}
 	fmt.Fprintf(w, "\ntest: kNN Micro-F1 %s  Macro-F1 %s  supervised Micro-F1 %s  Macro-F1 %s  link AUC %s  log-perplexity %s (completion %s)\n",
 		f(t.KNNMicroF1), f(t.KNNMacroF1), f(t.SupMicroF1), f(t.SupMacroF1), f(t.LinkAUC), f(t.LogPerplexity), f(t.LogPerplexityCompletion))
+	if t.EvalSampled != nil && *t.EvalSampled {
+		fmt.Fprintf(w, "sampled evaluation: kNN and link AUC over a uniform sample of %d test documents (--eval-queries), each against every reference document; standard errors: kNN Micro-F1 ± %s, link AUC ± %s\n",
+			t.EvalQueries, f(t.KNNMicroF1SE), f(t.LinkAUCSE))
+	}
 	tq := res.Topics
 	fmt.Fprintf(w, "topics: %d in %d levels %v  NPMI %.3f (%s)  diversity %.3f\n",
 		tq.Count, tq.Depth, tq.PerLevel, tq.NPMI, tq.NPMIRef, tq.Diversity)

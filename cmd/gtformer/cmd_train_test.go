@@ -62,13 +62,13 @@ func TestTrainBuiltinEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	var met struct {
-		Dataset      string             `json:"dataset"`
-		Seed         *uint64            `json:"seed"`
-		Supervised   *bool              `json:"supervised"`
-		TrainSeconds float64            `json:"train_seconds"`
-		Epochs       int                `json:"epochs"`
-		Test         map[string]float64 `json:"test"`
-		Topics       map[string]any     `json:"topics"`
+		Dataset      string         `json:"dataset"`
+		Seed         *uint64        `json:"seed"`
+		Supervised   *bool          `json:"supervised"`
+		TrainSeconds float64        `json:"train_seconds"`
+		Epochs       int            `json:"epochs"`
+		Test         map[string]any `json:"test"`
+		Topics       map[string]any `json:"topics"`
 	}
 	if err := json.Unmarshal(raw, &met); err != nil {
 		t.Fatal(err)
@@ -86,8 +86,13 @@ func TestTrainBuiltinEndToEnd(t *testing.T) {
 	}
 	// The built-in corpus's labels are the planted level-1 branches; its
 	// tf-idf start alone separates them far above chance.
-	if f1 := met.Test["knn_micro_f1"]; f1 < 60 {
+	if f1, _ := met.Test["knn_micro_f1"].(float64); f1 < 60 {
 		t.Errorf("kNN Micro-F1 %.1f on the built-in corpus", f1)
+	}
+	// The built-in corpus's 300 test documents are all scored (below
+	// --eval-queries' 10,000).
+	if q, sampled := met.Test["eval_queries"], met.Test["eval_sampled"]; q != 300.0 || sampled != false {
+		t.Errorf("metrics.json eval_queries %v, eval_sampled %v: want 300, false", q, sampled)
 	}
 	checkTopicsMetrics(t, met.Topics, raw)
 	pts, shape, err := npy.ReadAs[float32](filepath.Join(dir, "doc_embeddings.npy"))

@@ -173,6 +173,7 @@ func TestTrainUsageMistakes(t *testing.T) {
 		{"one-word vocabulary", []string{"--data", data, "--max-vocab", "1"}, "vocabulary of 1 word"},
 		{"infinite learning rate", []string{"--lr", "inf"}, "--lr +Inf: not a finite number"},
 		{"infinite weight decay", []string{"--weight-decay", "inf"}, "--weight-decay +Inf: not a finite number"},
+		{"negative eval queries", []string{"--eval-queries", "-1"}, "--eval-queries -1: give the number of test documents to score as queries (at least 1), or 0 for all of them"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(tmp, strings.ReplaceAll(tc.name, " ", "-"))
@@ -301,9 +302,11 @@ func TestModelKnowsItsCorpus(t *testing.T) {
 	}
 	raw, err := os.ReadFile(filepath.Join(dir, "eval.json"))
 	var ev struct {
-		Test map[string]float64 `json:"test"`
+		Test struct {
+			KNNMicroF1 float64 `json:"knn_micro_f1"`
+		} `json:"test"`
 	}
-	if err != nil || json.Unmarshal(raw, &ev) != nil || ev.Test["knn_micro_f1"] <= 0 {
+	if err != nil || json.Unmarshal(raw, &ev) != nil || ev.Test.KNNMicroF1 <= 0 {
 		t.Errorf("eval.json: %s (%v)", raw, err)
 	}
 }
