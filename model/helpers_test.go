@@ -84,6 +84,10 @@ func tinyConfig(g *corpus.Graph) Config {
 	// Without hop features (they need a fitted basis and propagated
 	// inputs); the feature tests set them on explicitly.
 	cfg.FeatureHops, cfg.FeatureSkip = 0, false
+	// Without the decoder's background (it needs the corpus's frequencies,
+	// which New does not have); the gradient checks and the background
+	// tests set it on explicitly.
+	cfg.Tree.Background, cfg.Tree.BackgroundLevels = false, nil
 	return cfg
 }
 

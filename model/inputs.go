@@ -246,11 +246,16 @@ func LogUnigram(g *corpus.Graph, docs []int32) []float32 {
 // Prepare derives what a new model reads from its training corpus before
 // its first step, as the trainer does: the idf over the training documents
 // (unless set) and the hop features' basis fitted on their tf-idf rows
-// (unless set, and only when the model reads hop features). For a model
-// built outside the trainer (examples, fixtures, tools).
+// (unless set, and only when the model reads hop features), and the
+// decoder's background word frequencies (unless set, and only when the
+// model has one). For a model built outside the trainer (examples,
+// fixtures, tools).
 func (m *Model) Prepare(g *corpus.Graph, train []int32, seed uint64) error {
 	if m.IDF == nil {
 		m.IDF = IDF(g, train)
+	}
+	if m.Cfg.Tree.Background && m.Topics.Background == nil {
+		m.Topics.Background = LogUnigram(g, train)
 	}
 	if m.Cfg.FeatureHops == 0 || m.LSA != nil {
 		return nil

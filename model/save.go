@@ -42,6 +42,10 @@ type SavedConfig struct {
 // Save writes config.json, tree.json and weights.safetensors into dir, each
 // atomically, so an interrupted save leaves the previous files intact.
 func (m *Model) Save(dir string, seed uint64) error {
+	if m.Cfg.Tree.Background && m.Topics.Background == nil {
+		// Load would refuse the files: a model is saved whole or not at all.
+		return errors.New("save model: the configuration has a decoder background but the model holds none (Model.Prepare or the trainer sets it)")
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("save model: %w", err)
 	}

@@ -101,7 +101,7 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.Tree.PruneBy, "prune-by", c.Tree.PruneBy, "what growth compares with --s-prune: subtree (the topic's and its descendants' share of the words, the paper) or path (the share of the words whose document's path runs through the topic)")
 	fs.Float64Var(&c.Tree.Tau, "tau", c.Tree.Tau, "depth temperature base τ: topic t's word distribution is softmax(U·log_o z_t / τ^(1/(level+1))), flattest at the root")
 	fs.BoolVar(&c.Tree.KeepDepth, "keep-depth", c.Tree.KeepDepth, "growth keeps every path at the tree's depth: new topics only under the leaves' parents, and pruning keeps each kept topic's largest child")
-	fs.BoolVar(&c.Tree.Background, "background", c.Tree.Background, "decoder topics as deviations from the corpus's word frequencies (the root, with the flattest temperature, becomes the general words)")
+	fs.Var((*backgroundFlag)(&c.Tree), "background", "the decoder's background: the corpus's word frequencies added to the logits of the levels --background-levels weights (default: the root alone, whose topic becomes the general words); --background=false turns it off")
 	fs.Func("background-levels", "with the decoder's background: its weight per level, root first, comma-separated (levels past the list: 0); e.g. 1,0,0 for a background at the root alone (sets --background)", func(v string) error {
 		var ws []float64
 		for _, f := range strings.Split(v, ",") {
@@ -125,6 +125,31 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.Neighbors, "neighbors", c.Neighbors, "sampled neighbours per document (k)")
 	fs.IntVar(&c.Hops, "hops", max(c.Hops, 1), "graph hops the graph embedding reaches: 1 (the paper: neighbours enter through their own text) or 2 (neighbours nested over their own neighbours, from the cache; needs --nesting cache)")
 	fs.BoolVar(&f.glove, "glove", true, "initialise word rows from the corpus's word vectors (word_embeddings_glove_300d.txt) when it has them")
+}
+
+// backgroundFlag is --background: a boolean that also drops the level
+// weights when it turns the background off (they need it).
+type backgroundFlag model.TreeConfig
+
+func (b *backgroundFlag) IsBoolFlag() bool { return true }
+
+func (b *backgroundFlag) String() string {
+	if b == nil {
+		return "false"
+	}
+	return strconv.FormatBool(b.Background)
+}
+
+func (b *backgroundFlag) Set(v string) error {
+	on, err := strconv.ParseBool(v)
+	if err != nil {
+		return err
+	}
+	b.Background = on
+	if !on {
+		b.BackgroundLevels = nil
+	}
+	return nil
 }
 
 // builtinProfile shrinks the defaults for the built-in corpus (1,500 short
