@@ -973,6 +973,24 @@ func (t *Trainer) growTree(emb *model.Embeddings, add bool) error {
 	if err := t.adam.Rebind(in); err != nil {
 		return fmt.Errorf("tree update after epoch %d: %w", t.State.Epoch, err)
 	}
+	if add && t.Opt.GrowPlace {
+		var added []int
+		for r, o := range res.OldRow {
+			if o < 0 {
+				added = append(added, r)
+			}
+		}
+		// The documents embedded (emb's other rows are zero).
+		var read []int32
+		for _, d := range docs {
+			if slices.ContainsFunc(emb.Theta[int(d)*emb.Topics:int(d+1)*emb.Topics], func(v float32) bool { return v != 0 }) {
+				read = append(read, d)
+			}
+		}
+		if err := topicstart.PlaceAdded(m, emb.Tangent, emb.Points, read, added); err != nil {
+			return fmt.Errorf("tree update after epoch %d: %w", t.State.Epoch, err)
+		}
+	}
 	return nil
 }
 
