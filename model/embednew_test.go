@@ -2,10 +2,13 @@ package model
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 
 	"github.com/gtformer/gtformer/corpus"
+	"github.com/gtformer/gtformer/corpus/synth"
+	"github.com/gtformer/gtformer/tensor"
 )
 
 // TestEmbedNewLocalFeatures: EmbedNewIn, which propagates the hop features
@@ -83,4 +86,95 @@ func TestEmbedReads(t *testing.T) {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
 	}
+}
+
+// TestEmbedNewEqualsReembedding: on every BLAS path, EmbedNewIn of the
+// default model (width 128, three layers, two hops, hop features over three
+// hops with the skip) against a prepared corpus gives, bit for bit, what a
+// straightforward reference gives: the graph extended by the new
+// documents, every document's inputs and hop features derived from the
+// extended graph, and Model.Embed of the new documents over it. The corpus
+// (synthetic, 300 documents, mean degree 6) has documents with more
+// neighbours than the cap; the new documents link to corpus documents, to
+// each other, to themselves, twice to the same document, or nowhere. Both
+// embed in batches of the same size: a batch's neighbour slots are padded
+// to its longest list, and the graph attention's softmax sums its row in
+// an order that depends on that length (vec.ExpShiftSum's lanes).
+func TestEmbedNewEqualsReembedding(t *testing.T) {
+	sc := synth.Default()
+	sc.Docs, sc.Vocab, sc.MeanLength, sc.Links, sc.Seed = 300, 800, 66, 900, 3
+	g, _, err := synth.Generate(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Default()
+	cfg.Vocab, cfg.NumLabels = len(g.Vocab), g.NumLabels()
+	m, err := New(cfg, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Prepare(g, allDocs(g.NumDocs()), 5); err != nil {
+		t.Fatal(err)
+	}
+	nd := reembedNewDocs(g, 40)
+	e := g.Extend(nd)
+	docs := allDocs(e.NumDocs())[g.NumDocs():]
+
+	active := tensor.BLASName()
+	defer func() {
+		if err := tensor.UseBLAS(active); err != nil {
+			t.Fatal(err)
+		}
+	}()
+	for _, path := range tensor.BLASPaths() {
+		if err := tensor.UseBLAS(path); err != nil {
+			t.Fatal(err)
+		}
+		for _, maxNbrs := range []int{4, 64} {
+			got := m.EmbedNewIn(m.NewKnownCorpus(g), nd, maxNbrs, 16)
+			want := m.Embed(m.Inputs(e, nbrsOf(e)), docs, nbrsOf(e), maxNbrs, 16)
+			for what, pair := range map[string][2][]float32{
+				"points": {got.Points, want.Points}, "tangent": {got.Tangent, want.Tangent}, "theta": {got.Theta, want.Theta},
+			} {
+				differ, worst := 0, 0.0
+				for i, v := range pair[0] {
+					if math.Float32bits(v) != math.Float32bits(pair[1][i]) {
+						differ++
+						worst = max(worst, math.Abs(float64(v-pair[1][i])))
+					}
+				}
+				if differ > 0 {
+					t.Errorf("%s, cap %d: %d of %d %s values differ from the reference's, by up to %.3g", path, maxNbrs, differ, len(pair[0]), what, worst)
+				}
+			}
+		}
+	}
+}
+
+// reembedNewDocs returns n new documents against g: the i-th has the
+// words of corpus document 7i mod N and links to that document's
+// neighbours (as a document like it would be); every fourth also links to
+// the new document before it, every fifth to itself and twice to its
+// first link, and the last has no links.
+func reembedNewDocs(g *corpus.Graph, n int) *corpus.NewDocs {
+	nd := &corpus.NewDocs{}
+	N := int32(g.NumDocs())
+	for i := range int32(n) {
+		src := i * 7 % N
+		nd.IDs = append(nd.IDs, fmt.Sprintf("new%d", i))
+		nd.Tokens = append(nd.Tokens, slices.Clone(g.Doc(int(src))))
+		if i == int32(n)-1 {
+			continue
+		}
+		for _, c := range g.Neighbors(int(src)) {
+			nd.Links = append(nd.Links, [2]int32{N + i, c})
+		}
+		if i%4 == 3 {
+			nd.Links = append(nd.Links, [2]int32{N + i - 1, N + i})
+		}
+		if l := g.Neighbors(int(src)); i%5 == 0 && len(l) > 0 {
+			nd.Links = append(nd.Links, [2]int32{N + i, N + i}, [2]int32{l[0], N + i})
+		}
+	}
+	return nd
 }
