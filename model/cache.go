@@ -47,12 +47,16 @@ func (c *Cache) rows(tp *tensor.Tape, l int, docs []int32) *tensor.Tensor {
 // gradient, no dropout) in batches of batch documents and stores their
 // per-layer [CLS].
 func (m *Model) Refresh(c *Cache, in *Inputs, docs []int32, batch int) {
-	m.refresh(c, in, docs, batch, nil)
+	m.refresh(c, in, docs, batch, nil, 1)
 }
 
 // refresh is Refresh keeping and reusing the first layer's rows through
-// first (nil: none).
-func (m *Model) refresh(c *Cache, in *Inputs, docs []int32, batch int, first *firstLayer) {
+// first (nil: none), and storing the [CLS] after layers 1..L-skip only
+// (skip ≥ 1; the rest of c is left as it was). The documents whose rows
+// first keeps are encoded in batches of their own: when the pass runs the
+// first layer alone, it runs over every row for them (later passes start
+// from those rows) and for the others at [CLS] only.
+func (m *Model) refresh(c *Cache, in *Inputs, docs []int32, batch int, first *firstLayer, skip int) {
 	if c.Layers == 0 || m.Cfg.NoGraph {
 		return
 	}
@@ -60,11 +64,13 @@ func (m *Model) refresh(c *Cache, in *Inputs, docs []int32, batch int, first *fi
 	tp := tensor.NewTape()
 	tp.NoGrad = true
 	bar := m.bar("encode own text", len(docs))
-	for lo := 0; lo < len(docs); lo += batch {
-		part := docs[lo:min(lo+batch, len(docs))]
-		tp.Reset()
-		c.store(part, m.ownStream(tp, in, part, first))
-		bar.Add(int64(len(part)))
+	for _, group := range first.split(docs) {
+		for lo := 0; lo < len(group); lo += batch {
+			part := group[lo:min(lo+batch, len(group))]
+			tp.Reset()
+			c.store(part, m.ownStates(tp, in, part, first, skip))
+			bar.Add(int64(len(part)))
+		}
 	}
 	bar.Finish()
 }
@@ -91,27 +97,31 @@ func (c *Config) CacheReadsTopics() bool { return c.NestedNeighbors() && !c.NoTr
 // have aggregated over theirs: two hops of the graph at the cost of one
 // extra pass over docs.
 //
-// Both passes start each document from the same first-layer rows, kept
-// from its first encoding (firstLayer) when they fit the budget.
+// The nested pass reads its neighbours' own-text [CLS] after layers
+// 1..L-2 only (its last layer is L-1), so the own-text pass stops a layer
+// earlier than Refresh: with three layers it runs the first layer alone,
+// at [CLS] only, except for the documents that the nested pass encodes
+// too, whose first-layer rows it keeps (firstLayer, within its budget)
+// for the nested pass to start from.
 func (m *Model) RefreshNeighbors(c *Cache, in *Inputs, docs []int32, nbrs func(d int32) []int32, maxNbrs, batch int) {
 	m.refreshNeighbors(c, in, docs, nbrs, maxNbrs, batch, nil)
 }
 
 // refreshNeighbors is RefreshNeighbors with the first layer's rows kept in
 // first, which Embed passes on to its centre pass; nil: a store of its own
-// when the refresh has two passes.
+// for docs when the refresh has two passes.
 func (m *Model) refreshNeighbors(c *Cache, in *Inputs, docs []int32, nbrs func(d int32) []int32, maxNbrs, batch int, first *firstLayer) {
 	if !m.Cfg.NestedNeighbors() {
-		m.refresh(c, in, docs, batch, first)
+		m.refresh(c, in, docs, batch, first, 1)
 		return
 	}
 	c.Builds++
 	own := m.NewCache(c.N)
 	nbrDocs := neighborsOf(docs, capNeighbors(nbrs, maxNbrs))
 	if first == nil {
-		first = m.newFirstLayer(in, nbrDocs, docs)
+		first = m.newFirstLayer(in, docs)
 	}
-	m.refresh(own, in, nbrDocs, batch, first)
+	m.refresh(own, in, nbrDocs, batch, first, 2)
 	m.nestedStates(own, in, docs, nbrs, maxNbrs, batch, c, first)
 }
 
@@ -141,7 +151,7 @@ func (m *Model) nestedStates(src *Cache, in *Inputs, docs []int32, nbrs func(d i
 		part := docs[lo:min(lo+batch, len(docs))]
 		tp.Reset()
 		ctx := m.newCentreContext(tp, in, neighborSlots(part, pick), src)
-		_, cls := m.encode(tp, m.layoutTokens(in, part), ctx, true, first)
+		_, cls := m.encode(tp, m.layoutTokens(in, part), ctx, 1, first)
 		dst.store(part, cls)
 		bar.Add(int64(len(part)))
 	}

@@ -32,9 +32,11 @@ func (m *Model) Embed(in *Inputs, docs []int32, nbrs func(d int32) []int32, maxN
 	if m.Cfg.Layers > 1 && !m.Cfg.NoGraph {
 		cache = m.NewCache(in.N)
 		sets := m.embedSets(docs, nbrs, maxNbrs)
-		// Every pass (own text, nested, centres) starts from the same
-		// first-layer rows: one store for all three.
-		first = m.newFirstLayer(in, sets...)
+		// The passes after the own-text one (nested, centres) start from
+		// their documents' first-layer rows, which the earliest pass to
+		// encode a document keeps: the documents of the last set are
+		// encoded by the own-text pass alone, and keep none.
+		first = m.newFirstLayer(in, sets[:len(sets)-1]...)
 		m.refreshNeighbors(cache, in, sets[1], nbrs, maxNbrs, batch, first)
 	}
 	return m.embedCached(in, docs, nbrs, maxNbrs, batch, cache, first)

@@ -156,25 +156,28 @@ func (m *Model) newCentreContext(tp *tensor.Tape, in *Inputs, nb Neighbors, cach
 // encode runs the layers over the packed batch bt and returns the [CLS]
 // rows (B,n) of the last layer it runs and the [CLS] rows after each layer
 // before it. ctx nil encodes the documents from their own text (no tree or
-// graph rows). stop ends one layer early: the pass that only needs the
+// graph rows). skip > 0 ends that many layers early, and the [CLS] of the
+// last layer run is then appended to cls too: the pass that only needs the
 // [CLS] after layers 1..L-1 (the neighbour cache) skips the last layer and
-// the tree and graph rows that would feed it.
+// the tree and graph rows that would feed it (skip 1), and the own-text
+// pass under a two-hop refresh, whose last state nothing reads, skips one
+// more (skip 2).
 //
 // The last layer run is read only at [CLS], so its queries, attention
 // output and MLP are computed for the [CLS] rows alone (unless
 // Model.fullLast, the equivalence test's reference). first, at inference
-// only, keeps and reuses the first layer's rows (nil: none).
-func (m *Model) encode(tp *tensor.Tape, bt *batchTokens, ctx *centreContext, stop bool, first *firstLayer) (final *tensor.Tensor, cls []*tensor.Tensor) {
-	last := m.Cfg.Layers - 1
-	if stop {
-		last--
-	}
+// only, keeps and reuses the first layer's rows (nil: none); when the
+// first layer is the only one run, it runs over every row only for a
+// batch whose rows first keeps (firstLayer.keepsAll), and [CLS]-only
+// otherwise.
+func (m *Model) encode(tp *tensor.Tape, bt *batchTokens, ctx *centreContext, skip int, first *firstLayer) (final *tensor.Tensor, cls []*tensor.Tensor) {
+	last := m.Cfg.Layers - 1 - skip
 	if last < 0 {
 		return nil, nil
 	}
 	var h *tensor.Tensor
 	start := 0
-	if first != nil && last >= 1 && !m.pad {
+	if first != nil && !m.pad && (last >= 1 || first.keepsAll(bt)) {
 		if !tp.NoGrad {
 			panic("model: first-layer rows reused on a recording tape")
 		}
@@ -197,10 +200,11 @@ func (m *Model) encode(tp *tensor.Tape, bt *batchTokens, ctx *centreContext, sto
 		}
 		h = m.layer(tp, l, h, bt, extras, !m.fullLast && l == last)
 	}
-	if m.fullLast {
+	if m.fullLast || start > last {
+		// Every row of the last layer run: (R,n) to its [CLS] rows (B,n).
 		h = tp.Gather(h, bt.cls)
 	}
-	if stop {
+	if skip > 0 {
 		cls = append(cls, h)
 	}
 	return h, cls
@@ -247,6 +251,36 @@ func (m *Model) newFirstLayer(in *Inputs, sets ...[]int32) *firstLayer {
 	}
 	f.data = make([]float32, rows*int64(n))
 	return f
+}
+
+// keepsAll reports whether the store keeps (or is to keep) the rows of
+// every document of bt.
+func (f *firstLayer) keepsAll(bt *batchTokens) bool {
+	for _, d := range bt.docs {
+		if f.start[d] == -2 {
+			return false
+		}
+	}
+	return true
+}
+
+// split returns docs in two groups, those whose rows the store keeps (or
+// is to keep) and the others, each in docs' order, so that a pass that
+// runs the first layer alone runs it over every row for the first group
+// only (nil f: docs as one group).
+func (f *firstLayer) split(docs []int32) [][]int32 {
+	if f == nil {
+		return [][]int32{docs}
+	}
+	var kept, other []int32
+	for _, d := range docs {
+		if f.start[d] == -2 {
+			other = append(other, d)
+		} else {
+			kept = append(kept, d)
+		}
+	}
+	return [][]int32{kept, other}
 }
 
 // load returns the kept rows of bt's documents as a packed (R, n) tensor,

@@ -244,7 +244,7 @@ func (m *Model) forwardWith(tp *tensor.Tape, in *Inputs, centres []int32, hop []
 	if hop != nil {
 		bt.hop = tensor.FromData(hop, len(centres), in.HopWidth)
 	}
-	last, cls := m.encode(tp, bt, ctx, false, first)
+	last, cls := m.encode(tp, bt, ctx, 0, first)
 	dF := m.toTangent(tp, last, ctx.s)
 	if m.HopSkip != nil {
 		dF = tp.Add(scaleBy(tp, dF, m.SkipGate), tp.MatMul(bt.hop, m.HopSkip, false, false))
@@ -263,7 +263,13 @@ func (m *Model) toTangent(tp *tensor.Tape, cls, s *tensor.Tensor) *tensor.Tensor
 // as neighbours are in GraphFormers, and returns their unscaled [CLS] after
 // layers 1..L-1: L-1 tensors of shape (len(docs), n).
 func (m *Model) ownStream(tp *tensor.Tape, in *Inputs, docs []int32, first *firstLayer) []*tensor.Tensor {
-	_, cls := m.encode(tp, m.layoutTokens(in, docs), nil, true, first)
+	return m.ownStates(tp, in, docs, first, 1)
+}
+
+// ownStates is ownStream ending skip ≥ 1 layers before the last: the
+// [CLS] after layers 1..L-skip, L-skip tensors of shape (len(docs), n).
+func (m *Model) ownStates(tp *tensor.Tape, in *Inputs, docs []int32, first *firstLayer, skip int) []*tensor.Tensor {
+	_, cls := m.encode(tp, m.layoutTokens(in, docs), nil, skip, first)
 	return cls
 }
 
