@@ -99,10 +99,9 @@ func (m *Model) embedCached(in *Inputs, docs []int32, nbrs func(d int32) []int32
 	tp.NoGrad = true
 	bar := m.bar("embed", len(docs))
 	defer bar.Finish()
-	for lo := 0; lo < len(docs); lo += batch {
-		part := docs[lo:min(lo+batch, len(docs))]
+	batchParts(in, docs, batch, pick, func(lo int, part []int32, k int) {
 		tp.Reset()
-		out := m.forwardFirst(tp, in, part, neighborSlots(part, pick), cache, first)
+		out := m.forwardFirst(tp, in, part, neighborSlots(part, pick, k), cache, first)
 		copy(e.Points[lo*(n+1):], out.Points.Data)
 		copy(e.Tangent[lo*n:], out.Tangent.Data)
 		copy(e.Theta[lo*T:], out.Theta.Data)
@@ -121,7 +120,7 @@ func (m *Model) embedCached(in *Inputs, docs []int32, nbrs func(d int32) []int32
 			}
 		}
 		bar.Add(int64(len(part)))
-	}
+	})
 	return e
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gtformer/gtformer/corpus"
@@ -88,18 +89,26 @@ func TestEmbedReads(t *testing.T) {
 	}
 }
 
-// TestEmbedNewEqualsReembedding: on every BLAS path, EmbedNewIn of the
-// default model (width 128, three layers, two hops, hop features over three
-// hops with the skip) against a prepared corpus gives, bit for bit, what a
-// straightforward reference gives: the graph extended by the new
-// documents, every document's inputs and hop features derived from the
-// extended graph, and Model.Embed of the new documents over it. The corpus
-// (synthetic, 300 documents, mean degree 6) has documents with more
-// neighbours than the cap; the new documents link to corpus documents, to
-// each other, to themselves, twice to the same document, or nowhere. Both
-// embed in batches of the same size: a batch's neighbour slots are padded
-// to its longest list, and the graph attention's softmax sums its row in
-// an order that depends on that length (vec.ExpShiftSum's lanes).
+// TestEmbedNewEqualsReembedding: EmbedNewIn of the default model (width
+// 128, three layers, two hops, hop features over three hops with the
+// skip) against a prepared corpus gives what a straightforward reference
+// gives: the graph extended by the new documents, every document's inputs
+// and hop features derived from the extended graph, and Model.Embed of the
+// new documents over it. The corpus (synthetic, 300 documents, mean degree
+// 6) has documents with more neighbours than the cap; the new documents
+// link to corpus documents, to each other, to themselves, twice to the
+// same document, or nowhere.
+//
+// Bit for bit on the pure-Go BLAS paths, whose products give a row the
+// same bits whatever the other rows: encoding each batch one document at
+// a time (parts of at most one row, batchParts) changes nothing. A BLAS
+// library rounds a product differently with its number of rows (OpenBLAS
+// 0.3.21 does below a few hundred; the numbers of embed --new there
+// always changed with the batch size), so there the embeddings agree to
+// float32 rounding (measured: ≤ 5e-7). Both sides embed in batches of the
+// same size: a batch's neighbour slots are padded to its longest list, and
+// the graph attention's softmax sums its row in an order that depends on
+// that length (vec.ExpShiftSum's lanes).
 func TestEmbedNewEqualsReembedding(t *testing.T) {
 	sc := synth.Default()
 	sc.Docs, sc.Vocab, sc.MeanLength, sc.Links, sc.Seed = 300, 800, 66, 900, 3
@@ -130,9 +139,16 @@ func TestEmbedNewEqualsReembedding(t *testing.T) {
 		if err := tensor.UseBLAS(path); err != nil {
 			t.Fatal(err)
 		}
-		for _, maxNbrs := range []int{4, 64} {
-			got := m.EmbedNewIn(m.NewKnownCorpus(g), nd, maxNbrs, 16)
-			want := m.Embed(m.Inputs(e, nbrsOf(e)), docs, nbrsOf(e), maxNbrs, 16)
+		tol := 0.0 // bit for bit
+		if !strings.HasPrefix(path, "go-") && path != "gonum" {
+			tol = 2e-6
+		}
+		for _, tc := range []struct{ maxNbrs, rows int }{{4, encodeRows}, {64, encodeRows}, {64, 1}} {
+			want := m.Embed(m.Inputs(e, nbrsOf(e)), docs, nbrsOf(e), tc.maxNbrs, 16)
+			def := encodeRows
+			encodeRows = tc.rows
+			got := m.EmbedNewIn(m.NewKnownCorpus(g), nd, tc.maxNbrs, 16)
+			encodeRows = def
 			for what, pair := range map[string][2][]float32{
 				"points": {got.Points, want.Points}, "tangent": {got.Tangent, want.Tangent}, "theta": {got.Theta, want.Theta},
 			} {
@@ -143,8 +159,10 @@ func TestEmbedNewEqualsReembedding(t *testing.T) {
 						worst = max(worst, math.Abs(float64(v-pair[1][i])))
 					}
 				}
-				if differ > 0 {
-					t.Errorf("%s, cap %d: %d of %d %s values differ from the reference's, by up to %.3g", path, maxNbrs, differ, len(pair[0]), what, worst)
+				if (tol == 0 && differ > 0) || !(worst <= tol) {
+					t.Errorf("%s, cap %d, parts of %d rows: %d of %d %s values differ from the reference's, by up to %.3g", path, tc.maxNbrs, tc.rows, differ, len(pair[0]), what, worst)
+				} else if differ > 0 {
+					t.Logf("%s, cap %d, parts of %d rows: %s within %.3g", path, tc.maxNbrs, tc.rows, what, worst)
 				}
 			}
 		}
