@@ -460,3 +460,92 @@ func TestAddDropoutLayerNormIsThePair(t *testing.T) {
 		t.Fatalf("%d of %d branch gradients dropped", zeros, len(dr1))
 	}
 }
+
+// TestLayerNormRowOrder: LayerNorm, AddLayerNorm and AddDropoutLayerNorm
+// give, bit for bit, what the row-at-a-time float32 loop gives (each row's
+// sums in column order: the statistics a model's numbers were computed
+// with), for every row count modulo the rows the kernel interleaves, with
+// and without γ and β, recording or not.
+func TestLayerNormRowOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	const c = 37
+	for rows := 1; rows <= 11; rows++ {
+		x, res, g, b := randTensor(rng, rows, c), randTensor(rng, rows, c), randTensor(rng, c), randTensor(rng, c)
+		for i := range x.Data {
+			x.Data[i] = 3 + 5*x.Data[i]
+		}
+		for _, tc := range []struct {
+			name       string
+			res, g, b  *Tensor
+			drop       float32
+			noGrad     bool
+			rngSeedKey uint64
+		}{
+			{"LayerNorm", nil, g, b, 0, true, 0},
+			{"LayerNorm without γ, β", nil, nil, nil, 0, false, 0},
+			{"AddLayerNorm", res, g, b, 0, true, 0},
+			{"AddLayerNorm recording", res, g, b, 0, false, 0},
+			{"AddDropoutLayerNorm", res, g, b, 0.3, false, 9},
+		} {
+			tp := &Tape{NoGrad: tc.noGrad}
+			xx := x
+			if !tc.noGrad {
+				xx = Param("x", rows, c)
+				copy(xx.Data, x.Data)
+			}
+			var got *Tensor
+			var mask func(i int) []float32
+			switch {
+			case tc.res == nil:
+				got = tp.LayerNorm(xx, tc.g, tc.b)
+			case tc.drop == 0:
+				got = tp.AddLayerNorm(xx, tc.res, tc.g, tc.b)
+			default:
+				r := rand.New(rand.NewPCG(tc.rngSeedKey, 1))
+				got = tp.AddDropoutLayerNorm(xx, tc.res, tc.drop, r, tc.g, tc.b)
+				spec := newDropSpec("test", tc.drop, rand.New(rand.NewPCG(tc.rngSeedKey, 1)), x)
+				mask = func(i int) []float32 {
+					m := make([]float32, c)
+					spec.row(i, m)
+					return m
+				}
+			}
+			for i := range rows {
+				row := slices.Clone(x.Data[i*c : (i+1)*c])
+				if tc.res != nil {
+					var m []float32
+					if mask != nil {
+						m = mask(i)
+					}
+					for j := range row {
+						if m != nil {
+							row[j] += tc.res.Data[i*c+j] * m[j]
+						} else {
+							row[j] += tc.res.Data[i*c+j]
+						}
+					}
+				}
+				var s float32
+				for _, v := range row {
+					s += v
+				}
+				mu := s / float32(c)
+				var ss float32
+				for _, v := range row {
+					d := v - mu
+					ss += d * d
+				}
+				r := float32(1 / math.Sqrt(float64(ss/float32(c))+LayerNormEps))
+				for j, v := range row {
+					h := (v - mu) * r
+					if tc.g != nil {
+						h = h*tc.g.Data[j] + tc.b.Data[j]
+					}
+					if w := got.Data[i*c+j]; math.Float32bits(w) != math.Float32bits(h) {
+						t.Fatalf("%s, %d rows: row %d column %d = %v, the row loop gives %v", tc.name, rows, i, j, w, h)
+					}
+				}
+			}
+		}
+	}
+}
