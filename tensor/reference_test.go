@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"slices"
 	"testing"
+
+	"github.com/gtformer/gtformer/tensor/internal/vec"
 )
 
 // Fast kernels against naive float64 reference loops.
@@ -545,6 +547,64 @@ func TestLayerNormRowOrder(t *testing.T) {
 						t.Fatalf("%s, %d rows: row %d column %d = %v, the row loop gives %v", tc.name, rows, i, j, w, h)
 					}
 				}
+			}
+		}
+	}
+}
+
+// TestSoftmaxRowBits: the softmax row kernel (vector max and scaling
+// where the CPU has them) gives the scalar loop's probabilities bit for
+// bit: the maximum found one entry at a time, vec.ExpShiftSum, and each
+// exponential multiplied by 1/sum; with and without a mask, for lengths
+// with and without a tail past the last eight.
+func TestSoftmaxRowBits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for n := 1; n <= 70; n++ {
+		for _, masked := range []bool{false, true} {
+			x := make([]float32, n)
+			for i := range x {
+				x[i] = float32(rng.NormFloat64() * 4)
+			}
+			var m []bool
+			if masked {
+				m = make([]bool, n)
+				for i := range m {
+					m[i] = i == 0 || rng.IntN(3) > 0
+				}
+			}
+			want := make([]float32, n)
+			mx := float32(math.Inf(-1))
+			for j, v := range x {
+				if (m == nil || m[j]) && v > mx {
+					mx = v
+				}
+			}
+			src := x
+			if m != nil {
+				src = slices.Clone(x)
+				for j := range src {
+					if !m[j] {
+						src[j] = float32(math.Inf(-1))
+					}
+				}
+			}
+			s := vec.ExpShiftSum(want, src, mx)
+			inv := 1 / s
+			for j := range want {
+				if m != nil && !m[j] {
+					want[j] = 0
+				}
+				want[j] *= inv
+			}
+			got := make([]float32, n)
+			lse := softmaxRow(got, x, m)
+			for j := range got {
+				if math.Float32bits(got[j]) != math.Float32bits(want[j]) {
+					t.Fatalf("n=%d masked %v: probability %d = %v, the scalar loop gives %v", n, masked, j, got[j], want[j])
+				}
+			}
+			if w := mx + float32(math.Log(float64(s))); lse != w {
+				t.Fatalf("n=%d masked %v: log-sum-exp %v, want %v", n, masked, lse, w)
 			}
 		}
 	}

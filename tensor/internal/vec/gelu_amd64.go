@@ -50,3 +50,14 @@ func GELUGradRow(y, d, x, b []float32) {
 //
 //go:noescape
 func expShiftAVX2(dst, src *float32, n int, shift float32, sums *[8]float32)
+
+// maxNaNAVX2 returns the largest of x[0:n] (n a multiple of 8) and
+// whether one is NaN; see rows_amd64.s.
+//
+//go:noescape
+func maxNaNAVX2(x *float32, n int) (mx float32, nan bool)
+
+// scaleAVX2 multiplies x[0:n] (n a multiple of 8) by s; see rows_amd64.s.
+//
+//go:noescape
+func scaleAVX2(y *float32, n int, s float32)

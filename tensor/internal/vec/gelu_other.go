@@ -16,3 +16,11 @@ func GELUGradRow(y, d, x, b []float32) {
 func expShiftAVX2(dst, src *float32, n int, shift float32, sums *[8]float32) {
 	panic("vec: expShiftAVX2 without AVX2")
 }
+
+func maxNaNAVX2(x *float32, n int) (float32, bool) {
+	panic("vec: maxNaNAVX2 without AVX2")
+}
+
+func scaleAVX2(y *float32, n int, s float32) {
+	panic("vec: scaleAVX2 without AVX2")
+}

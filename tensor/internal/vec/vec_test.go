@@ -78,3 +78,52 @@ func TestExpShiftSum(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxNaNAndScale: MaxNaN and Scale give the scalar loops' values bit
+// for bit, with and without a tail past the last eight, the maximum in
+// any lane and in the tail, a NaN anywhere, ±Inf and −0.
+func TestMaxNaNAndScale(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	for _, n := range []int{0, 1, 7, 8, 9, 16, 61, 97} {
+		for trial := range 40 {
+			x := make([]float32, n)
+			for i := range x {
+				x[i] = float32(rng.NormFloat64() * 3)
+			}
+			if n > 0 {
+				switch trial % 5 {
+				case 1:
+					x[rng.IntN(n)] = float32(math.NaN())
+				case 2:
+					x[rng.IntN(n)] = float32(math.Inf(-1))
+				case 3:
+					x[rng.IntN(n)] = float32(math.Inf(1))
+				case 4:
+					for i := range x {
+						x[i] = -float32(math.Abs(float64(x[i])))
+					}
+					x[rng.IntN(n)] = float32(math.Copysign(0, -1))
+				}
+			}
+			want, wantNaN := float32(math.Inf(-1)), false
+			for _, v := range x {
+				if v > want {
+					want = v
+				}
+				wantNaN = wantNaN || v != v
+			}
+			got, gotNaN := MaxNaN(x)
+			if gotNaN != wantNaN || (!wantNaN && got != want) {
+				t.Fatalf("n=%d trial %d: MaxNaN = %v, %v; the loop gives %v, %v (avx2 %v)", n, trial, got, gotNaN, want, wantNaN, hasAVX2FMA)
+			}
+			s := float32(rng.NormFloat64())
+			y := append([]float32(nil), x...)
+			Scale(y, s)
+			for i, v := range x {
+				if w := v * s; math.Float32bits(y[i]) != math.Float32bits(w) && !(w != w && y[i] != y[i]) {
+					t.Fatalf("n=%d: Scale entry %d = %v, the loop gives %v", n, i, y[i], w)
+				}
+			}
+		}
+	}
+}

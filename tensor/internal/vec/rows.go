@@ -1,0 +1,36 @@
+package vec
+
+import "math"
+
+// MaxNaN returns the largest entry of x (−Inf for an empty x) and whether
+// an entry is NaN. A maximum does not depend on the order of the
+// comparisons (save the sign of a ±0 tie), so the eight-lane AVX2 scan
+// gives the value of the scalar loop.
+func MaxNaN(x []float32) (mx float32, nan bool) {
+	mx = float32(math.Inf(-1))
+	v := 0
+	if hasAVX2FMA && len(x) >= 8 {
+		v = len(x) &^ 7
+		mx, nan = maxNaNAVX2(&x[0], v)
+	}
+	for _, e := range x[v:] {
+		if e > mx {
+			mx = e
+		}
+		nan = nan || e != e
+	}
+	return mx, nan
+}
+
+// Scale multiplies every entry of y by s, each product rounded as the
+// scalar multiply rounds it.
+func Scale(y []float32, s float32) {
+	v := 0
+	if hasAVX2FMA && len(y) >= 8 {
+		v = len(y) &^ 7
+		scaleAVX2(&y[0], v, s)
+	}
+	for j := range y[v:] {
+		y[v+j] *= s
+	}
+}
