@@ -186,10 +186,11 @@ func (m *Model) nestedStates(src *Cache, in *Inputs, docs []int32, nbrs func(d i
 	pick := capNeighbors(nbrs, maxNbrs)
 	tp := tensor.NewTape()
 	tp.NoGrad = true
+	top := m.inferenceTopics()
 	bar := m.bar("encode over neighbours", len(docs))
 	batchParts(in, docs, batch, pick, func(_ int, part []int32, k int) {
 		tp.Reset()
-		ctx := m.newCentreContext(tp, in, neighborSlots(part, pick, k), src)
+		ctx := m.newCentreContext(tp, in, neighborSlots(part, pick, k), src, top)
 		_, cls := m.encode(tp, m.layoutTokens(in, part), ctx, 1, first)
 		dst.store(part, cls)
 		bar.Add(int64(len(part)))

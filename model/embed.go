@@ -99,9 +99,10 @@ func (m *Model) embedCached(in *Inputs, docs []int32, nbrs func(d int32) []int32
 	tp.NoGrad = true
 	bar := m.bar("embed", len(docs))
 	defer bar.Finish()
+	top := m.inferenceTopics()
 	batchParts(in, docs, batch, pick, func(lo int, part []int32, k int) {
 		tp.Reset()
-		out := m.forwardFirst(tp, in, part, neighborSlots(part, pick, k), cache, first)
+		out := m.forwardFirst(tp, in, part, neighborSlots(part, pick, k), cache, first, top)
 		copy(e.Points[lo*(n+1):], out.Points.Data)
 		copy(e.Tangent[lo*n:], out.Tangent.Data)
 		copy(e.Theta[lo*T:], out.Theta.Data)

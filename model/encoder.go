@@ -117,28 +117,53 @@ func (m *Model) embed(tp *tensor.Tape, bt *batchTokens) *tensor.Tensor {
 	return x
 }
 
-// centreContext is what layers 2..L of a centre pass read besides the
-// tokens: the scale s and 1/s, the topic points z, zh and log_o z, and the
-// neighbours' [CLS] per layer 1..L-1 (unscaled) for the distinct
-// neighbours nbrDocs, slot i of the batch's neighbours reading row
-// nbrWhere[i].
-type centreContext struct {
+// topicContext is what every centre pass reads of the scale and the topic
+// side: s and 1/s, the topic points z, zh and log_o z, (1), (1), (T,n+1),
+// (T,n+1) and (T,n). They depend on the weights alone, so an inference
+// pass computes them once for all its batches (newTopicContext on a tape
+// of its own) rather than once per batch: the topic tree's recurrence is
+// a few percent of an embedding that runs in parts of 1,024 rows.
+type topicContext struct {
 	s, sInv, z, zh, logZ *tensor.Tensor
-	nb                   Neighbors
-	nbrCLS               []*tensor.Tensor // per layer 1..L-1: (U, n)
-	nbrWhere             []int32          // (B*K) rows of nbrCLS
+}
+
+// newTopicContext computes the topic context on tp.
+func (m *Model) newTopicContext(tp *tensor.Tape) *topicContext {
+	c := &topicContext{s: expScalar(tp, m.LogScale, 1), sInv: expScalar(tp, m.LogScale, -1)}
+	c.z, c.zh = m.Topics.Embeddings(tp)
+	c.logZ = m.M.LogO(tp, c.z)
+	return c
+}
+
+// inferenceTopics returns the topic context for an inference pass, on a
+// tape of its own that the pass's per-batch Resets leave alone.
+func (m *Model) inferenceTopics() *topicContext {
+	tp := tensor.NewTape()
+	tp.NoGrad = true
+	return m.newTopicContext(tp)
+}
+
+// centreContext is what layers 2..L of a centre pass read besides the
+// tokens: the topic context, and the neighbours' [CLS] per layer 1..L-1
+// (unscaled) for the distinct neighbours nbrDocs, slot i of the batch's
+// neighbours reading row nbrWhere[i].
+type centreContext struct {
+	*topicContext
+	nb       Neighbors
+	nbrCLS   []*tensor.Tensor // per layer 1..L-1: (U, n)
+	nbrWhere []int32          // (B*K) rows of nbrCLS
 }
 
 // newCentreContext prepares a centre pass over neighbours nb: their
 // per-layer [CLS] come from cache when it is non-nil (no gradient through
 // them) and otherwise from encoding them in the same pass (full nesting),
-// each distinct neighbour once.
-func (m *Model) newCentreContext(tp *tensor.Tape, in *Inputs, nb Neighbors, cache *Cache) *centreContext {
-	ctx := &centreContext{nb: nb}
-	ctx.s = expScalar(tp, m.LogScale, 1)
-	ctx.sInv = expScalar(tp, m.LogScale, -1)
-	ctx.z, ctx.zh = m.Topics.Embeddings(tp)
-	ctx.logZ = m.M.LogO(tp, ctx.z) // (T,n)
+// each distinct neighbour once. top is the topic context when the caller
+// computed it for several batches (nil: computed on tp).
+func (m *Model) newCentreContext(tp *tensor.Tape, in *Inputs, nb Neighbors, cache *Cache, top *topicContext) *centreContext {
+	if top == nil {
+		top = m.newTopicContext(tp)
+	}
+	ctx := &centreContext{topicContext: top, nb: nb}
 	if m.Cfg.Layers > 1 && !m.Cfg.NoGraph {
 		var uniq []int32
 		uniq, ctx.nbrWhere = uniqueDocs(nb.Docs)

@@ -226,20 +226,21 @@ func (m *Model) forward(tp *tensor.Tape, in *Inputs, centres []int32, nb Neighbo
 }
 
 // forwardFirst is forward at inference with the first layer's rows kept
-// and reused through first (see firstLayer; nil: none).
-func (m *Model) forwardFirst(tp *tensor.Tape, in *Inputs, centres []int32, nb Neighbors, cache *Cache, first *firstLayer) *Output {
-	return m.forwardWith(tp, in, centres, nil, nb, cache, first)
+// and reused through first (see firstLayer; nil: none) and the topic
+// context top computed once for the caller's batches (nil: computed).
+func (m *Model) forwardFirst(tp *tensor.Tape, in *Inputs, centres []int32, nb Neighbors, cache *Cache, first *firstLayer, top *topicContext) *Output {
+	return m.forwardWith(tp, in, centres, nil, nb, cache, first, top)
 }
 
 // forwardHop is forward with the centres' hop features given (B,
 // HopWidth) instead of read from in (nil: read from in). Training passes
 // the centres' features with their target links removed (Batch.Hop).
 func (m *Model) forwardHop(tp *tensor.Tape, in *Inputs, centres []int32, hop []float32, nb Neighbors, cache *Cache) *Output {
-	return m.forwardWith(tp, in, centres, hop, nb, cache, nil)
+	return m.forwardWith(tp, in, centres, hop, nb, cache, nil, nil)
 }
 
-func (m *Model) forwardWith(tp *tensor.Tape, in *Inputs, centres []int32, hop []float32, nb Neighbors, cache *Cache, first *firstLayer) *Output {
-	ctx := m.newCentreContext(tp, in, nb, cache)
+func (m *Model) forwardWith(tp *tensor.Tape, in *Inputs, centres []int32, hop []float32, nb Neighbors, cache *Cache, first *firstLayer, top *topicContext) *Output {
+	ctx := m.newCentreContext(tp, in, nb, cache, top)
 	bt := m.layoutTokens(in, centres)
 	if hop != nil {
 		bt.hop = tensor.FromData(hop, len(centres), in.HopWidth)
