@@ -12,13 +12,14 @@ import (
 	"github.com/gtformer/gtformer/tensor"
 )
 
-// TestEmbedNewLocalFeatures: EmbedNewIn, which propagates the hop features
-// of only the documents the embedding reads (from the corpus's own
-// features), gives exactly the numbers of embedding through features
-// propagated over the whole extended graph (the former EmbedNew), for one
-// and two hops and one and three feature hops. The corpus is hubGraph (12
-// documents, a ring with chords, a hub with more neighbours than the cap,
-// an isolated document 11); the new documents are 12, 13, ….
+// TestEmbedNewLocalFeatures: EmbedNewIn, which derives the inputs, hop
+// features (from the corpus's own), caches and neighbour lists of only the
+// documents the embedding reads, gives exactly the numbers of embedding
+// over the whole extended graph (the former EmbedNew), for one and two
+// hops, none, one and three feature hops, one to three layers, and without
+// the graph token. The corpus is hubGraph (12 documents, a ring with
+// chords, a hub with more neighbours than the cap, an isolated document
+// 11); the new documents are 12, 13, ….
 func TestEmbedNewLocalFeatures(t *testing.T) {
 	g := hubGraph()
 	const maxNbrs = 3
@@ -34,30 +35,33 @@ func TestEmbedNewLocalFeatures(t *testing.T) {
 		{"a new document links to the hub and the isolated one", [][]int32{words(6)}, [][2]int32{{12, 0}, {12, 11}}},
 		{"mixed: linked, chained, unlinked, words unknown", [][]int32{words(8), words(9), nil, words(4)}, [][2]int32{{12, 3}, {13, 12}, {15, 13}, {15, 7}}},
 		{"a link between two corpus documents (full propagation)", [][]int32{words(5)}, [][2]int32{{12, 2}, {4, 9}}},
+		{"no new documents", nil, nil},
 	} {
-		for _, hops := range []int{1, 2} {
-			for _, fh := range []int{1, 3} {
-				t.Run(fmt.Sprintf("%s/hops=%d/features=%d", tc.name, hops, fh), func(t *testing.T) {
-					cfg := tinyConfig(g)
-					cfg.Hops, cfg.FeatureHops, cfg.FeatureSkip = hops, fh, true
-					m := perturbed(t, cfg, 11)
-					if err := m.Prepare(g, allDocs(g.NumDocs()), 1); err != nil {
-						t.Fatal(err)
-					}
-					nd := &corpus.NewDocs{Tokens: tc.toks, Links: tc.links}
-					for i := range tc.toks {
-						nd.IDs = append(nd.IDs, fmt.Sprintf("n%d", i))
-					}
-					got := m.EmbedNewIn(m.NewKnownCorpus(g), nd, maxNbrs, 2)
+		for _, v := range []struct {
+			hops, fh, layers int
+			noGraph          bool
+		}{{1, 1, 3, false}, {1, 3, 3, false}, {2, 1, 3, false}, {2, 3, 3, false}, {2, 0, 3, false}, {2, 3, 2, false}, {2, 3, 1, false}, {2, 3, 3, true}} {
+			t.Run(fmt.Sprintf("%s/hops=%d/features=%d/layers=%d/nograph=%v", tc.name, v.hops, v.fh, v.layers, v.noGraph), func(t *testing.T) {
+				cfg := tinyConfig(g)
+				cfg.Hops, cfg.FeatureHops, cfg.FeatureSkip = v.hops, v.fh, v.fh > 0
+				cfg.Layers, cfg.NoGraph = v.layers, v.noGraph
+				m := perturbed(t, cfg, 11)
+				if err := m.Prepare(g, allDocs(g.NumDocs()), 1); err != nil {
+					t.Fatal(err)
+				}
+				nd := &corpus.NewDocs{Tokens: tc.toks, Links: tc.links}
+				for i := range tc.toks {
+					nd.IDs = append(nd.IDs, fmt.Sprintf("n%d", i))
+				}
+				got := m.EmbedNewIn(m.NewKnownCorpus(g), nd, maxNbrs, 2)
 
-					e := g.Extend(nd)
-					docs := allDocs(e.NumDocs())[g.NumDocs():]
-					want := m.Embed(m.Inputs(e, nbrsOf(e)), docs, nbrsOf(e), maxNbrs, 2)
-					if !slices.Equal(got.Points, want.Points) || !slices.Equal(got.Theta, want.Theta) || !slices.Equal(got.Pred, want.Pred) {
-						t.Errorf("points %v\nwant %v\ntheta %v\nwant %v", got.Points, want.Points, got.Theta, want.Theta)
-					}
-				})
-			}
+				e := g.Extend(nd)
+				docs := allDocs(e.NumDocs())[g.NumDocs():]
+				want := m.Embed(m.Inputs(e, nbrsOf(e)), docs, nbrsOf(e), maxNbrs, 2)
+				if !slices.Equal(got.Points, want.Points) || !slices.Equal(got.Theta, want.Theta) || !slices.Equal(got.Pred, want.Pred) {
+					t.Errorf("points %v\nwant %v\ntheta %v\nwant %v", got.Points, want.Points, got.Theta, want.Theta)
+				}
+			})
 		}
 	}
 }
