@@ -36,32 +36,11 @@ type Inputs struct {
 	// propagated over: Model.PropagateFeatures sets them.
 	Hop      []float32
 	HopWidth int
-	// hopRow, when set, says which row of Hop is a document's: the
-	// features of only the documents an embedding reads (setHopRows).
-	hopRow map[int32]int32
 }
 
 // HopRow returns document d's hop features, (HopWidth).
 func (in *Inputs) HopRow(d int32) []float32 {
-	i := d
-	if in.hopRow != nil {
-		r, ok := in.hopRow[d]
-		if !ok {
-			panic(fmt.Sprintf("model: the hop features of document %d were not computed (only those of the documents the embedding reads are)", d))
-		}
-		i = r
-	}
-	return in.Hop[int(i)*in.HopWidth : int(i+1)*in.HopWidth]
-}
-
-// setHopRows gives in the hop features of docs only: rows (len(docs), w)
-// in docs' order.
-func (in *Inputs) setHopRows(docs []int32, rows []float32, w int) {
-	in.Hop, in.HopWidth = rows, w
-	in.hopRow = make(map[int32]int32, len(docs))
-	for i, d := range docs {
-		in.hopRow[d] = int32(i)
-	}
+	return in.Hop[int(d)*in.HopWidth : int(d+1)*in.HopWidth]
 }
 
 // IDF returns the training documents' smoothed inverse document
@@ -176,7 +155,6 @@ func (m *Model) PropagateFeatures(in *Inputs, nbrs func(d int32) []int32) {
 	}
 	in.Hop = features.Propagate(m.HopStart(in), m.LSA.Dim, m.Cfg.FeatureHops, nbrs)
 	in.HopWidth = m.HopWidth()
-	in.hopRow = nil
 }
 
 // HopStart returns Z₀ of in's documents, (N, LSA.Dim): their tf-idf rows
