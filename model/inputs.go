@@ -3,7 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 
 	"github.com/gtformer/gtformer/corpus"
 	"github.com/gtformer/gtformer/features"
@@ -83,7 +83,7 @@ func NewInputs(g *corpus.Graph, idf []float32, maxLen int, truncate string) *Inp
 			}
 		}
 	}
-	var keep []int // scratch: positions kept
+	var keep []weighted // scratch: positions and their words' weights
 	for i := 0; i < n; i++ {
 		doc := g.Doc(i)
 		in.Len[i] = len(doc)
@@ -92,28 +92,45 @@ func NewInputs(g *corpus.Graph, idf []float32, maxLen int, truncate string) *Inp
 		} else if truncate == "head" {
 			in.TokIdx = append(in.TokIdx, doc[:maxLen]...)
 		} else {
-			// Keep the maxLen positions whose words weigh most by tf-idf
-			// (ties go to the earlier position), then restore order.
-			words := bow.Word[bow.Ptr[i]:bow.Ptr[i+1]]
-			weights := in.TfIdf[bow.Ptr[i]:bow.Ptr[i+1]]
-			weight := func(w int32) float32 {
-				k := sort.Search(len(words), func(j int) bool { return words[j] >= w })
-				return weights[k]
-			}
-			keep = keep[:0]
-			for p := range doc {
-				keep = append(keep, p)
-			}
-			sort.SliceStable(keep, func(a, b int) bool { return weight(doc[keep[a]]) > weight(doc[keep[b]]) })
-			keep = keep[:maxLen]
-			sort.Ints(keep)
-			for _, p := range keep {
-				in.TokIdx = append(in.TokIdx, doc[p])
+			keep = keepHeaviest(keep, doc, bow.Word[bow.Ptr[i]:bow.Ptr[i+1]], in.TfIdf[bow.Ptr[i]:bow.Ptr[i+1]], maxLen)
+			for _, k := range keep {
+				in.TokIdx = append(in.TokIdx, doc[k.pos])
 			}
 		}
 		in.TokPtr[i+1] = int64(len(in.TokIdx))
 	}
 	return in
+}
+
+// weighted is a position of a document and its word's tf-idf weight.
+type weighted struct {
+	pos int
+	w   float32
+}
+
+// keepHeaviest returns the maxLen positions of doc whose words weigh most
+// (weights of the sorted distinct words), ties going to the earlier
+// position, in reading order, in keep's storage. Each position's weight
+// is looked up once, and the order (weight down, then position up) is
+// total, so any sort gives what the stable sort by weight gave.
+func keepHeaviest(keep []weighted, doc, words []int32, weights []float32, maxLen int) []weighted {
+	keep = keep[:0]
+	for p, w := range doc {
+		k, _ := slices.BinarySearch(words, w)
+		keep = append(keep, weighted{p, weights[k]})
+	}
+	slices.SortFunc(keep, func(a, b weighted) int {
+		if a.w != b.w {
+			if a.w > b.w {
+				return -1
+			}
+			return 1
+		}
+		return a.pos - b.pos
+	})
+	keep = keep[:maxLen]
+	slices.SortFunc(keep, func(a, b weighted) int { return a.pos - b.pos })
+	return keep
 }
 
 // Tokens returns the truncated word ids of document i.
