@@ -61,8 +61,8 @@ func (m *Model) refresh(c *Cache, in *Inputs, docs []int32, batch int, first *fi
 		return
 	}
 	c.Builds++
-	tp := tensor.NewTape()
-	tp.NoGrad = true
+	tp := getTape()
+	defer putTape(tp)
 	bar := m.bar("encode own text", len(docs))
 	for _, group := range first.split(docs) {
 		batchParts(in, group, batch, nil, func(_ int, part []int32, _ int) {
@@ -160,6 +160,7 @@ func (m *Model) refreshNeighbors(c *Cache, in *Inputs, docs []int32, nbrs func(d
 	nbrDocs := neighborsOf(docs, capNeighbors(nbrs, maxNbrs))
 	if first == nil {
 		first = m.newFirstLayer(in, docs)
+		defer first.release()
 	}
 	m.refresh(own, in, nbrDocs, batch, first, 2)
 	m.nestedStates(own, in, docs, nbrs, maxNbrs, batch, c, first)
@@ -184,8 +185,8 @@ func (m *Model) nestedStates(src *Cache, in *Inputs, docs []int32, nbrs func(d i
 		return
 	}
 	pick := capNeighbors(nbrs, maxNbrs)
-	tp := tensor.NewTape()
-	tp.NoGrad = true
+	tp := getTape()
+	defer putTape(tp)
 	top := m.inferenceTopics()
 	bar := m.bar("encode over neighbours", len(docs))
 	batchParts(in, docs, batch, pick, func(_ int, part []int32, k int) {

@@ -37,6 +37,7 @@ func (m *Model) Embed(in *Inputs, docs []int32, nbrs func(d int32) []int32, maxN
 		// encode a document keeps: the documents of the last set are
 		// encoded by the own-text pass alone, and keep none.
 		first = m.newFirstLayer(in, sets[:len(sets)-1]...)
+		defer first.release()
 		m.refreshNeighbors(cache, in, sets[1], nbrs, maxNbrs, batch, first)
 	}
 	return m.embedCached(in, docs, nbrs, maxNbrs, batch, cache, first)
@@ -95,8 +96,8 @@ func (m *Model) embedCached(in *Inputs, docs []int32, nbrs func(d int32) []int32
 		e.Pred = make([]int32, len(docs))
 	}
 	pick := capNeighbors(nbrs, maxNbrs)
-	tp := tensor.NewTape()
-	tp.NoGrad = true
+	tp := getTape()
+	defer putTape(tp)
 	bar := m.bar("embed", len(docs))
 	defer bar.Finish()
 	top := m.inferenceTopics()

@@ -274,7 +274,7 @@ func (m *Model) newFirstLayer(in *Inputs, sets ...[]int32) *firstLayer {
 	if rows*int64(n)*4 > firstLayerBudget {
 		return nil
 	}
-	f.data = make([]float32, rows*int64(n))
+	f.data = firstLayerData(rows * int64(n))
 	return f
 }
 
