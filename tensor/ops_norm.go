@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/gtformer/gtformer/tensor/internal/vec"
 )
 
 // LayerNormEps is the ε added to the variance in LayerNorm (BERT's 1e-12 is
@@ -71,9 +73,7 @@ func lnRow(x, res *Tensor, i, c int, buf []float32, drop dropSpec, mask []float3
 		}
 		return buf
 	}
-	for j, v := range xr {
-		buf[j] = v + rr[j]
-	}
+	vec.Add(buf, xr, rr)
 	return buf
 }
 
@@ -198,10 +198,7 @@ func lnOut(yr, xr []float32, mu, r float32, gamma, beta, xhat *Tensor, i int) {
 		}
 	}
 	if gamma != nil && beta != nil {
-		g, b := gamma.Data[:c], beta.Data[:c]
-		for j, v := range xr {
-			yr[j] = (v-mu)*r*g[j] + b[j]
-		}
+		vec.LayerNormRow(yr, xr, gamma.Data, beta.Data, mu, r)
 		return
 	}
 	for j, v := range xr {

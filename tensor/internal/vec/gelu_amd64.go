@@ -61,3 +61,14 @@ func maxNaNAVX2(x *float32, n int) (mx float32, nan bool)
 //
 //go:noescape
 func scaleAVX2(y *float32, n int, s float32)
+
+// lnOutAVX2 writes y = ((x − mu)·r)·g + b over n elements (a multiple of
+// 8); see rows_amd64.s.
+//
+//go:noescape
+func lnOutAVX2(y, x, gam, bet *float32, n int, mu, r float32)
+
+// addAVX2 writes y = a + b over n elements (a multiple of 8).
+//
+//go:noescape
+func addAVX2(y, a, b *float32, n int)

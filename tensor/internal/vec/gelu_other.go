@@ -24,3 +24,9 @@ func maxNaNAVX2(x *float32, n int) (float32, bool) {
 func scaleAVX2(y *float32, n int, s float32) {
 	panic("vec: scaleAVX2 without AVX2")
 }
+
+func lnOutAVX2(y, x, gam, bet *float32, n int, mu, r float32) {
+	panic("vec: lnOutAVX2 without AVX2")
+}
+
+func addAVX2(y, a, b *float32, n int) { panic("vec: addAVX2 without AVX2") }

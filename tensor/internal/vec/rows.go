@@ -34,3 +34,34 @@ func Scale(y []float32, s float32) {
 		y[v+j] *= s
 	}
 }
+
+// LayerNormRow writes y[i] = ((x[i] − mu)·r)·g[i] + b[i], LayerNorm's
+// output from a row's mean mu and inverse deviation r: each operation
+// rounded on its own, as the scalar float32 expression rounds it, eight
+// lanes at a time where the CPU allows.
+func LayerNormRow(y, x, g, b []float32, mu, r float32) {
+	n := len(x)
+	y, g, b = y[:n], g[:n], b[:n]
+	v := 0
+	if hasAVX2FMA && n >= 8 {
+		v = n &^ 7
+		lnOutAVX2(&y[0], &x[0], &g[0], &b[0], v, mu, r)
+	}
+	for j := v; j < n; j++ {
+		y[j] = (x[j]-mu)*r*g[j] + b[j]
+	}
+}
+
+// Add writes y[i] = a[i] + b[i].
+func Add(y, a, b []float32) {
+	n := len(a)
+	y, b = y[:n], b[:n]
+	v := 0
+	if hasAVX2FMA && n >= 8 {
+		v = n &^ 7
+		addAVX2(&y[0], &a[0], &b[0], v)
+	}
+	for j := v; j < n; j++ {
+		y[j] = a[j] + b[j]
+	}
+}

@@ -63,3 +63,62 @@ loop:
 done:
 	VZEROUPPER
 	RET
+
+// func lnOutAVX2(y, x, gam, bet *float32, n int, mu, r float32)
+//
+// y[i] = ((x[i] − mu) r) g[i] + b[i] for i < n (a multiple of 8), each
+// operation rounded on its own as Go's scalar float32 code rounds it (no
+// fused multiply-add).
+TEXT ·lnOutAVX2(SB), NOSPLIT, $0-48
+	MOVQ         y+0(FP), DI
+	MOVQ         x+8(FP), SI
+	MOVQ         gam+16(FP), DX
+	MOVQ         bet+24(FP), BX
+	MOVQ         n+32(FP), CX
+	VBROADCASTSS mu+40(FP), Y14
+	VBROADCASTSS r+44(FP), Y15
+	SHRQ         $3, CX
+	JZ           done
+
+loop:
+	VMOVUPS (SI), Y0
+	VSUBPS  Y14, Y0, Y0 // x − mu
+	VMULPS  Y15, Y0, Y0 // times r
+	VMULPS  (DX), Y0, Y0 // times g
+	VADDPS  (BX), Y0, Y0 // + b
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	ADDQ    $32, BX
+	ADDQ    $32, DI
+	DECQ    CX
+	JNZ     loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func addAVX2(y, a, b *float32, n int)
+//
+// y[i] = a[i] + b[i] for i < n (a multiple of 8).
+TEXT ·addAVX2(SB), NOSPLIT, $0-32
+	MOVQ y+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	SHRQ $3, CX
+	JZ   done
+
+loop:
+	VMOVUPS (SI), Y0
+	VADDPS  (DX), Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	ADDQ    $32, DI
+	DECQ    CX
+	JNZ     loop
+
+done:
+	VZEROUPPER
+	RET

@@ -127,3 +127,33 @@ func TestMaxNaNAndScale(t *testing.T) {
 		}
 	}
 }
+
+// TestRowKernels: LayerNormRow and Add give the scalar float32
+// expressions' bits (no fused multiply-add), for lengths with and without
+// a tail past the last eight.
+func TestRowKernels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 26))
+	same := func(a, b float32) bool { return math.Float32bits(a) == math.Float32bits(b) }
+	for _, n := range []int{1, 7, 8, 9, 37, 128, 131} {
+		x, g, b := make([]float32, n), make([]float32, n), make([]float32, n)
+		for i := range x {
+			x[i] = float32(rng.NormFloat64() * 5)
+			g[i] = float32(rng.NormFloat64())
+			b[i] = float32(rng.NormFloat64())
+		}
+		mu, r := float32(rng.NormFloat64()), float32(rng.Float64()*3)
+		y := make([]float32, n)
+		LayerNormRow(y, x, g, b, mu, r)
+		for i := range x {
+			if w := (x[i]-mu)*r*g[i] + b[i]; !same(y[i], w) {
+				t.Fatalf("n=%d: LayerNormRow entry %d = %v, the scalar expression %v", n, i, y[i], w)
+			}
+		}
+		Add(y, x, b)
+		for i := range x {
+			if w := x[i] + b[i]; !same(y[i], w) {
+				t.Fatalf("n=%d: Add entry %d = %v, want %v", n, i, y[i], w)
+			}
+		}
+	}
+}
