@@ -1,7 +1,10 @@
 package model
 
 import (
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gtformer/gtformer/internal/progress"
@@ -61,14 +64,11 @@ func (m *Model) refresh(c *Cache, in *Inputs, docs []int32, batch int, first *fi
 		return
 	}
 	c.Builds++
-	tp := getTape()
-	defer putTape(tp)
 	bar := m.bar("encode own text", len(docs))
 	for _, group := range first.split(docs) {
-		batchParts(in, group, batch, nil, func(_ int, part []int32, _ int) {
-			tp.Reset()
-			c.store(part, m.ownStates(tp, in, part, first, skip))
-			bar.Add(int64(len(part)))
+		encodeParts(batchParts(in, group, batch, nil), func(tp *tensor.Tape, p part) {
+			c.store(p.docs, m.ownStates(tp, in, p.docs, first, skip))
+			bar.Add(int64(len(p.docs)))
 		})
 	}
 	bar.Finish()
@@ -84,14 +84,23 @@ func (m *Model) refresh(c *Cache, in *Inputs, docs []int32, batch int, first *fi
 // keep its neighbour slots (batchParts). A variable for the tests.
 var encodeRows = 1024
 
-// batchParts calls fn for docs in batches of batch documents, each batch
-// in consecutive parts of at most encodeRows token rows (one document at
-// least): lo is where part starts in docs, k the neighbour slots of its
-// batch, the longest list pick gives a document of the batch (1 without
-// pick). A batch's slots are padded to that length, and the graph
-// attention's softmax sums its row in an order that depends on it (the
-// vector exponential's lanes), so every part pads to its batch's k.
-func batchParts(in *Inputs, docs []int32, batch int, pick func(d int32) []int32, fn func(lo int, part []int32, k int)) {
+// part is what one encoder call of a pass holds: documents docs, which
+// start at index lo of the pass's documents, and their neighbour slots nb
+// (none for a pass that reads no neighbours).
+type part struct {
+	lo   int
+	docs []int32
+	nb   Neighbors
+}
+
+// batchParts splits docs into batches of batch documents, and each batch
+// into consecutive parts of at most encodeRows token rows (one document at
+// least). With pick, a part's neighbour slots are the lists pick gives,
+// padded to the longest of its whole batch: the graph attention's softmax
+// sums its row in an order that depends on that length (the vector
+// exponential's lanes), so a part pads as its batch always has.
+func batchParts(in *Inputs, docs []int32, batch int, pick func(d int32) []int32) []part {
+	var parts []part
 	for lo := 0; lo < len(docs); lo += batch {
 		b := docs[lo:min(lo+batch, len(docs))]
 		k := 1
@@ -109,9 +118,50 @@ func batchParts(in *Inputs, docs []int32, batch int, pick func(d int32) []int32,
 				}
 				rows += r
 			}
-			fn(lo+i, b[i:j], k)
+			p := part{lo: lo + i, docs: b[i:j]}
+			if pick != nil {
+				p.nb = neighborSlots(p.docs, pick, k)
+			}
+			parts = append(parts, p)
 			i = j
 		}
+	}
+	return parts
+}
+
+// encodeParts calls fn for every part, as many at a time as there are
+// cores (GOMAXPROCS), each caller with a no-gradient tape of its own,
+// reset before each part. A part's numbers do not depend on what else
+// runs, and parts hold different documents, so they write different rows
+// of a pass's outputs: running them at once changes no bit, and keeps
+// every core busy where one part's ops are too small to split among them
+// ([CLS]-only layers, layouts, stores). A panic in fn is raised again in
+// the caller, once every part has stopped.
+func encodeParts(parts []part, fn func(tp *tensor.Tape, p part)) {
+	workers := min(runtime.GOMAXPROCS(0), len(parts))
+	var next atomic.Int64
+	var failed atomic.Pointer[any]
+	run := func() {
+		tp := getTape()
+		defer putTape(tp)
+		defer func() {
+			if r := recover(); r != nil {
+				failed.CompareAndSwap(nil, &r)
+			}
+		}()
+		for i := next.Add(1) - 1; i < int64(len(parts)) && failed.Load() == nil; i = next.Add(1) - 1 {
+			tp.Reset()
+			fn(tp, parts[i])
+		}
+	}
+	var wg sync.WaitGroup
+	for range workers - 1 {
+		wg.Go(run)
+	}
+	run()
+	wg.Wait()
+	if r := failed.Load(); r != nil {
+		panic(*r)
 	}
 }
 
@@ -184,17 +234,13 @@ func (m *Model) nestedStates(src *Cache, in *Inputs, docs []int32, nbrs func(d i
 	if m.Cfg.Layers < 2 || m.Cfg.NoGraph {
 		return
 	}
-	pick := capNeighbors(nbrs, maxNbrs)
-	tp := getTape()
-	defer putTape(tp)
 	top := m.inferenceTopics()
 	bar := m.bar("encode over neighbours", len(docs))
-	batchParts(in, docs, batch, pick, func(_ int, part []int32, k int) {
-		tp.Reset()
-		ctx := m.newCentreContext(tp, in, neighborSlots(part, pick, k), src, top)
-		_, cls := m.encode(tp, m.layoutTokens(in, part), ctx, 1, first)
-		dst.store(part, cls)
-		bar.Add(int64(len(part)))
+	encodeParts(batchParts(in, docs, batch, capNeighbors(nbrs, maxNbrs)), func(tp *tensor.Tape, p part) {
+		ctx := m.newCentreContext(tp, in, p.nb, src, top)
+		_, cls := m.encode(tp, m.layoutTokens(in, p.docs), ctx, 1, first)
+		dst.store(p.docs, cls)
+		bar.Add(int64(len(p.docs)))
 	})
 	bar.Finish()
 }

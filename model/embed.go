@@ -95,22 +95,19 @@ func (m *Model) embedCached(in *Inputs, docs []int32, nbrs func(d int32) []int32
 	if m.Cfg.Supervised {
 		e.Pred = make([]int32, len(docs))
 	}
-	pick := capNeighbors(nbrs, maxNbrs)
-	tp := getTape()
-	defer putTape(tp)
 	bar := m.bar("embed", len(docs))
 	defer bar.Finish()
 	top := m.inferenceTopics()
-	batchParts(in, docs, batch, pick, func(lo int, part []int32, k int) {
-		tp.Reset()
-		out := m.forwardFirst(tp, in, part, neighborSlots(part, pick, k), cache, first, top)
+	encodeParts(batchParts(in, docs, batch, capNeighbors(nbrs, maxNbrs)), func(tp *tensor.Tape, p part) {
+		out := m.forwardFirst(tp, in, p.docs, p.nb, cache, first, top)
+		lo := p.lo
 		copy(e.Points[lo*(n+1):], out.Points.Data)
 		copy(e.Tangent[lo*n:], out.Tangent.Data)
 		copy(e.Theta[lo*T:], out.Theta.Data)
 		if e.Pred != nil {
 			logits := m.classify(tp, out.Tangent)
 			c := logits.Cols()
-			for i := range part {
+			for i := range p.docs {
 				row := logits.Data[i*c : (i+1)*c]
 				best := 0
 				for j, v := range row {
@@ -121,7 +118,7 @@ func (m *Model) embedCached(in *Inputs, docs []int32, nbrs func(d int32) []int32
 				e.Pred[lo+i] = int32(best)
 			}
 		}
-		bar.Add(int64(len(part)))
+		bar.Add(int64(len(p.docs)))
 	})
 	return e
 }

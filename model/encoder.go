@@ -245,9 +245,9 @@ func (m *Model) encode(tp *tensor.Tape, bt *batchTokens, ctx *centreContext, ski
 // firstLayerBudget only; a larger set of documents is recomputed.
 type firstLayer struct {
 	n     int
-	start []int64 // per document: its first row in data, −1 when not kept
+	start []int64 // per document: its first row in data, −1 when it is not in the store's sets
+	kept  []bool  // per document: its rows are in data
 	data  []float32
-	used  int64 // rows kept
 }
 
 // firstLayerBudget bounds the kept rows' memory in bytes (a variable for
@@ -255,18 +255,20 @@ type firstLayer struct {
 var firstLayerBudget int64 = 512 << 20
 
 // newFirstLayer returns a store for the first-layer rows of the documents
-// of sets, or nil when they would exceed firstLayerBudget bytes.
+// of sets, or nil when they would exceed firstLayerBudget bytes. Each
+// document's rows have their place from the start, so that parts encoded
+// at the same time keep their documents' rows without coordinating.
 func (m *Model) newFirstLayer(in *Inputs, sets ...[]int32) *firstLayer {
 	n := m.Cfg.Width
-	f := &firstLayer{n: n, start: make([]int64, in.N)}
+	f := &firstLayer{n: n, start: make([]int64, in.N), kept: make([]bool, in.N)}
 	var rows int64
 	for i := range f.start {
-		f.start[i] = -2 // not in the sets
+		f.start[i] = -1 // not in the sets
 	}
 	for _, set := range sets {
 		for _, d := range set {
-			if f.start[d] == -2 {
-				f.start[d] = -1
+			if f.start[d] < 0 {
+				f.start[d] = rows
 				rows += int64(1 + len(in.Tokens(int(d))))
 			}
 		}
@@ -282,7 +284,7 @@ func (m *Model) newFirstLayer(in *Inputs, sets ...[]int32) *firstLayer {
 // every document of bt.
 func (f *firstLayer) keepsAll(bt *batchTokens) bool {
 	for _, d := range bt.docs {
-		if f.start[d] == -2 {
+		if f.start[d] < 0 {
 			return false
 		}
 	}
@@ -299,7 +301,7 @@ func (f *firstLayer) split(docs []int32) [][]int32 {
 	}
 	var kept, other []int32
 	for _, d := range docs {
-		if f.start[d] == -2 {
+		if f.start[d] < 0 {
 			other = append(other, d)
 		} else {
 			kept = append(kept, d)
@@ -312,7 +314,7 @@ func (f *firstLayer) split(docs []int32) [][]int32 {
 // or nil unless every one of them is kept.
 func (f *firstLayer) load(tp *tensor.Tape, bt *batchTokens) *tensor.Tensor {
 	for _, d := range bt.docs {
-		if f.start[d] < 0 {
+		if !f.kept[d] {
 			return nil
 		}
 	}
@@ -325,16 +327,16 @@ func (f *firstLayer) load(tp *tensor.Tape, bt *batchTokens) *tensor.Tensor {
 }
 
 // save keeps the rows of h (R, n) of bt's documents that are in the store's
-// sets and not kept yet.
+// sets and not kept yet. Parts encoded at the same time hold different
+// documents, whose places in data are apart.
 func (f *firstLayer) save(bt *batchTokens, h *tensor.Tensor) {
 	for b, d := range bt.docs {
-		if f.start[d] != -1 {
+		if f.start[d] < 0 || f.kept[d] {
 			continue
 		}
-		rows := int64(bt.off[b+1] - bt.off[b])
-		f.start[d] = f.used
-		copy(f.data[f.used*int64(f.n):], h.Data[bt.off[b]*f.n:bt.off[b+1]*f.n])
-		f.used += rows
+		lo := f.start[d] * int64(f.n)
+		copy(f.data[lo:], h.Data[bt.off[b]*f.n:bt.off[b+1]*f.n])
+		f.kept[d] = true
 	}
 }
 
