@@ -108,7 +108,7 @@ func (m *Model) embed(tp *tensor.Tape, bt *batchTokens) *tensor.Tensor {
 	if m.HopIn != nil {
 		cls = tp.Add(cls, tp.MatMul(bt.hop, m.HopIn, false, false))
 	}
-	words := tp.Add(m.Tok.Forward(tp, bt.words), m.Pos.Forward(tp, bt.pos)) // (W,n)
+	words := tp.GatherSum(m.Tok.Table, bt.words, m.Pos.Table, bt.pos) // (W,n)
 	x := tp.Interleave(cls, words, tp.UniformOffsets(bt.B, 1), bt.wordOff)
 	x = m.EmbLN.Forward(tp, x)
 	if m.Cfg.Dropout > 0 && !tp.NoGrad {
