@@ -106,7 +106,12 @@ func (tp *Tape) layerNorm(op string, x, res, gamma, beta *Tensor, drop dropSpec)
 			for k := range g {
 				xs[k] = lnRow(x, res, i0+k, c, buf[k*c:(k+1)*c], drop, mask)
 			}
-			lnStats(xs[:g], mus[:g], rs[:g])
+			// The group's rows are consecutive, c apart: x's own or buf's.
+			block := buf[:g*c]
+			if res == nil {
+				block = x.Data[i0*c : (i0+g)*c]
+			}
+			lnStats(block, xs[:g], mus[:g], rs[:g])
 			for k := range g {
 				i, xr, mu, r := i0+k, xs[k], mus[k], rs[k]
 				yr := y.Data[i*c : (i+1)*c]
@@ -130,18 +135,29 @@ func (tp *Tape) layerNorm(op string, x, res, gamma, beta *Tensor, drop dropSpec)
 }
 
 // lnGroup is how many rows lnStats sums side by side.
-const lnGroup = 4
+const lnGroup = 8
 
 // lnStats writes the mean and 1/√(σ² + ε) of each row of xs (equal
-// lengths) into mu and r. Each row's sums run in column order in float32,
-// one add after another: the numbers LayerNorm has always given. A
-// row's sum is a chain of dependent adds (one per CPU add latency), so
-// lnGroup rows are summed side by side, their chains interleaved: the
-// same adds in the same order per row, several times the throughput.
-func lnStats(xs [][]float32, mu, r []float32) {
-	if len(xs) == lnGroup {
-		lnStats4(xs, mu, r)
-		return
+// lengths, the rows of block, consecutive) into mu and r. Each row's sums
+// run in column order in float32, one add after another: the numbers
+// LayerNorm has always given. A row's sum is a chain of dependent adds
+// (one per CPU add latency), so rows are summed side by side, their
+// chains interleaved: eight at once in vector lanes (vec.RowStats8, 8×8
+// blocks transposed in registers), else four at once in scalar registers;
+// the same adds in the same order per row, several times the throughput.
+func lnStats(block []float32, xs [][]float32, mu, r []float32) {
+	if len(xs) == 8 {
+		var m, q [8]float32
+		if c := len(xs[0]); vec.RowStats8(block, c, c, &m, &q) {
+			for k := range 8 {
+				mu[k], r[k] = m[k], lnInv(q[k], c)
+			}
+			return
+		}
+	}
+	for len(xs) >= 4 {
+		lnStats4(xs[:4], mu[:4], r[:4])
+		xs, mu, r = xs[4:], mu[4:], r[4:]
 	}
 	for k, xr := range xs {
 		var s float32

@@ -467,11 +467,17 @@ func TestAddDropoutLayerNormIsThePair(t *testing.T) {
 // give, bit for bit, what the row-at-a-time float32 loop gives (each row's
 // sums in column order: the statistics a model's numbers were computed
 // with), for every row count modulo the rows the kernel interleaves, with
-// and without γ and β, recording or not.
+// and without γ and β, recording or not, on rows whose width is and is not
+// a multiple of 8.
 func TestLayerNormRowOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	const c = 37
-	for rows := 1; rows <= 11; rows++ {
+	for _, c := range []int{37, 40} { // 40: eight rows at once in vector lanes (vec.RowStats8)
+		layerNormRowOrder(t, rng, c)
+	}
+}
+
+func layerNormRowOrder(t *testing.T, rng *rand.Rand, c int) {
+	for rows := 1; rows <= 19; rows++ {
 		x, res, g, b := randTensor(rng, rows, c), randTensor(rng, rows, c), randTensor(rng, c), randTensor(rng, c)
 		for i := range x.Data {
 			x.Data[i] = 3 + 5*x.Data[i]
@@ -544,7 +550,7 @@ func TestLayerNormRowOrder(t *testing.T) {
 						h = h*tc.g.Data[j] + tc.b.Data[j]
 					}
 					if w := got.Data[i*c+j]; math.Float32bits(w) != math.Float32bits(h) {
-						t.Fatalf("%s, %d rows: row %d column %d = %v, the row loop gives %v", tc.name, rows, i, j, w, h)
+						t.Fatalf("%s, %d rows of %d: row %d column %d = %v, the row loop gives %v", tc.name, rows, c, i, j, w, h)
 					}
 				}
 			}

@@ -72,3 +72,9 @@ func lnOutAVX2(y, x, gam, bet *float32, n int, mu, r float32)
 //
 //go:noescape
 func addAVX2(y, a, b *float32, n int)
+
+// rowStats8AVX2 writes the means and sums of squared deviations of eight
+// rows, each summed in column order; see rows_amd64.s.
+//
+//go:noescape
+func rowStats8AVX2(x *float32, stride, c int, cf float32, mu, q *[8]float32)

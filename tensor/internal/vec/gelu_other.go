@@ -30,3 +30,7 @@ func lnOutAVX2(y, x, gam, bet *float32, n int, mu, r float32) {
 }
 
 func addAVX2(y, a, b *float32, n int) { panic("vec: addAVX2 without AVX2") }
+
+func rowStats8AVX2(x *float32, stride, c int, cf float32, mu, q *[8]float32) {
+	panic("vec: rowStats8AVX2 without AVX2")
+}

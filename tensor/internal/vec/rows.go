@@ -65,3 +65,18 @@ func Add(y, a, b []float32) {
 		y[j] = a[j] + b[j]
 	}
 }
+
+// RowStats8 writes, for the eight rows x[k·stride : k·stride+c] (k < 8),
+// their means mu[k] = (Σ_j x_kj) / c and sums of squared deviations q[k] =
+// Σ_j (x_kj − mu[k])², each sum in column order, one float32 add after
+// another, each square rounded before its add: what the loop over one row
+// gives, eight rows side by side (an 8×8 block at a time, transposed in
+// registers, so that lane k carries row k's chain). It reports false, and
+// writes nothing, when the CPU lacks AVX2 or c is not a multiple of 8.
+func RowStats8(x []float32, stride, c int, mu, q *[8]float32) bool {
+	if !hasAVX2FMA || c == 0 || c%8 != 0 || stride < c || len(x) < 7*stride+c {
+		return false
+	}
+	rowStats8AVX2(&x[0], stride, c, float32(c), mu, q)
+	return true
+}

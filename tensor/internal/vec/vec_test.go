@@ -157,3 +157,43 @@ func TestRowKernels(t *testing.T) {
 		}
 	}
 }
+
+// TestRowStats8: the eight-row statistics equal the row loop's bit for bit
+// (sums in column order, the square rounded before each add), for widths
+// of one to several 8×8 blocks and a stride past the row's end.
+func TestRowStats8(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 28))
+	for _, c := range []int{8, 16, 40, 128} {
+		stride := c + 3
+		x := make([]float32, 7*stride+c)
+		for i := range x {
+			x[i] = float32(3 + 5*rng.NormFloat64())
+		}
+		var mu, q [8]float32
+		if !RowStats8(x, stride, c, &mu, &q) {
+			if hasAVX2FMA {
+				t.Fatalf("c=%d: not computed with AVX2", c)
+			}
+			t.Skip("no AVX2")
+		}
+		for k := range 8 {
+			row := x[k*stride : k*stride+c]
+			var s float32
+			for _, v := range row {
+				s += v
+			}
+			m := s / float32(c)
+			var ss float32
+			for _, v := range row {
+				d := v - m
+				ss += d * d
+			}
+			if math.Float32bits(mu[k]) != math.Float32bits(m) || math.Float32bits(q[k]) != math.Float32bits(ss) {
+				t.Fatalf("c=%d row %d: mean %v, squares %v; the loop gives %v, %v", c, k, mu[k], q[k], m, ss)
+			}
+		}
+	}
+	if RowStats8(make([]float32, 8*12), 12, 12, new([8]float32), new([8]float32)) {
+		t.Error("a width that is no multiple of 8 was taken")
+	}
+}
