@@ -32,9 +32,12 @@ func (m *Model) Embed(in *Inputs, docs []int32, nbrs func(d int32) []int32, maxN
 	if m.Cfg.Layers > 1 && !m.Cfg.NoGraph {
 		cache = m.NewCache(in.N)
 		sets := m.embedSets(docs, nbrs, maxNbrs)
-		// Every pass (own text, nested, centres) starts from the same
-		// first-layer rows: one store for all three.
-		first = m.newFirstLayer(in, sets...)
+		// The passes after the own-text one (nested, centres) start from
+		// their documents' first-layer rows, which the earliest pass to
+		// encode a document keeps: the documents of the last set are
+		// encoded by the own-text pass alone, and keep none.
+		first = m.newFirstLayer(in, sets[:len(sets)-1]...)
+		defer first.release()
 		m.refreshNeighbors(cache, in, sets[1], nbrs, maxNbrs, batch, first)
 	}
 	return m.embedCached(in, docs, nbrs, maxNbrs, batch, cache, first)
@@ -92,22 +95,19 @@ func (m *Model) embedCached(in *Inputs, docs []int32, nbrs func(d int32) []int32
 	if m.Cfg.Supervised {
 		e.Pred = make([]int32, len(docs))
 	}
-	pick := capNeighbors(nbrs, maxNbrs)
-	tp := tensor.NewTape()
-	tp.NoGrad = true
 	bar := m.bar("embed", len(docs))
 	defer bar.Finish()
-	for lo := 0; lo < len(docs); lo += batch {
-		part := docs[lo:min(lo+batch, len(docs))]
-		tp.Reset()
-		out := m.forwardFirst(tp, in, part, neighborSlots(part, pick), cache, first)
+	top := m.inferenceTopics()
+	encodeParts(batchParts(in, docs, batch, capNeighbors(nbrs, maxNbrs)), func(tp *tensor.Tape, p part) {
+		out := m.forwardFirst(tp, in, p.docs, p.nb, cache, first, top)
+		lo := p.lo
 		copy(e.Points[lo*(n+1):], out.Points.Data)
 		copy(e.Tangent[lo*n:], out.Tangent.Data)
 		copy(e.Theta[lo*T:], out.Theta.Data)
 		if e.Pred != nil {
 			logits := m.classify(tp, out.Tangent)
 			c := logits.Cols()
-			for i := range part {
+			for i := range p.docs {
 				row := logits.Data[i*c : (i+1)*c]
 				best := 0
 				for j, v := range row {
@@ -118,8 +118,8 @@ func (m *Model) embedCached(in *Inputs, docs []int32, nbrs func(d int32) []int32
 				e.Pred[lo+i] = int32(best)
 			}
 		}
-		bar.Add(int64(len(part)))
-	}
+		bar.Add(int64(len(p.docs)))
+	})
 	return e
 }
 

@@ -1,6 +1,8 @@
 package model
 
 import (
+	"slices"
+
 	"github.com/gtformer/gtformer/corpus"
 	"github.com/gtformer/gtformer/features"
 )
@@ -39,37 +41,124 @@ func (m *Model) EmbedNew(g *corpus.Graph, nd *corpus.NewDocs, maxNbrs, batch int
 // maxNbrs, in batches of batch, with hop features propagated over all the
 // extended graph's links. Links are undirected, so a new document's link
 // also changes the hop features of the known documents within FeatureHops
-// links of it, and the states of the known documents that read it; only
-// those feature rows that the embedding reads are computed
-// (features.PropagateNear from the corpus's own), equal bit for bit to a
-// propagation over the whole extended graph. Rows follow nd's order. The
-// command's `embed --new` and the HTTP API's POST /v1/embed both call it,
-// so the two give the same numbers for the same input.
+// links of it, and the states of the known documents that read it. Rows
+// follow nd's order. The command's `embed --new` and the HTTP API's POST
+// /v1/embed both call it, so the two give the same numbers for the same
+// input.
+//
+// When every link has a new end (as links read with the new documents
+// do), the work grows with what the new documents reach, not with the
+// corpus (embedLocal): only the documents the embedding reads get inputs,
+// hop features (features.PropagateNear from the corpus's own), caches and
+// neighbour lists, renumbered in the order of their ids, and the numbers
+// are those of embedding over the whole extended graph, bit for bit. A
+// link between two known documents changes the corpus's own features and
+// neighbour lists: then the whole extended graph is derived again.
 func (m *Model) EmbedNewIn(k *KnownCorpus, nd *corpus.NewDocs, maxNbrs, batch int) *Embeddings {
+	if nbrs, ok := extendedNeighbors(k.Graph, nd); ok && (m.Cfg.FeatureHops == 0 || k.hop != nil) {
+		return m.embedLocal(k, nd, nbrs, maxNbrs, batch)
+	}
 	g := k.Graph
-	known := g.NumDocs()
 	e := g.Extend(nd)
-	docs := make([]int32, 0, e.NumDocs()-known)
-	for i := known; i < e.NumDocs(); i++ {
+	docs := make([]int32, 0, e.NumDocs()-g.NumDocs())
+	for i := g.NumDocs(); i < e.NumDocs(); i++ {
 		docs = append(docs, int32(i))
 	}
 	nbrs := func(i int32) []int32 { return e.Neighbors(int(i)) }
-	in := NewInputs(e, m.IDF, m.Cfg.MaxLen, m.Cfg.Truncate)
-	if m.Cfg.FeatureHops > 0 {
-		local := true
-		for _, l := range nd.Links {
-			local = local && (int(l[0]) >= known || int(l[1]) >= known)
+	return m.Embed(m.Inputs(e, nbrs), docs, nbrs, maxNbrs, batch)
+}
+
+// extendedNeighbors returns the neighbour lists of g extended by nd, in
+// the order Graph.Extend gives them (sorted ids, no duplicates, no
+// self-links), in time linear in nd's links: a known document's list is
+// its own followed by the new documents it links to (whose ids are all
+// larger), a new document's the distinct documents it links to. ok is
+// false when a link has no new end or names no document of the extended
+// graph (Extend's own checks then apply).
+func extendedNeighbors(g *corpus.Graph, nd *corpus.NewDocs) (nbrs func(d int32) []int32, ok bool) {
+	known, total := int32(g.NumDocs()), int32(g.NumDocs()+len(nd.Tokens))
+	added := map[int32][]int32{}
+	for _, l := range nd.Links {
+		a, b := l[0], l[1]
+		if a < 0 || b < 0 || a >= total || b >= total || (a < known && b < known) {
+			return nil, false
 		}
-		if !local || k.hop == nil {
-			// A link between two known documents changes the corpus's
-			// own features beyond what PropagateNear assumes.
-			m.PropagateFeatures(in, nbrs)
-		} else {
-			read := m.EmbedReads(docs, nbrs, maxNbrs)
-			x := in.tfidfRows()
-			z0 := m.LSA.Project(features.CSR{Ptr: x.Ptr[known:], Idx: x.Idx, Val: x.Val})
-			in.setHopRows(read, features.PropagateNear(k.hop, known, z0, m.LSA.Dim, m.Cfg.FeatureHops, nbrs, read), m.HopWidth())
+		if a != b {
+			added[a] = append(added[a], b)
+			added[b] = append(added[b], a)
 		}
 	}
-	return m.Embed(in, docs, nbrs, maxNbrs, batch)
+	for d, l := range added {
+		slices.Sort(l)
+		l = slices.Compact(l)
+		if d < known {
+			l = append(slices.Clone(g.Neighbors(int(d))), l...)
+		}
+		added[d] = l
+	}
+	return func(d int32) []int32 {
+		if l, ok := added[d]; ok || d >= known {
+			return l
+		}
+		return g.Neighbors(int(d))
+	}, true
+}
+
+// embedLocal is EmbedNewIn over the documents the embedding reads
+// (EmbedReads of the new documents under nbrs, the extended graph's
+// lists), renumbered 0..R-1 in the order of their ids, so that every set,
+// batch and neighbour slot comes in the order it would over the whole
+// graph. Their inputs come from their words (DocInputs: a document's rows
+// depend on its own words only), their hop features from PropagateNear,
+// and each one's neighbour list is its capped list renumbered; the
+// documents that only the own-text pass encodes (the last set) are never
+// asked for theirs.
+func (m *Model) embedLocal(k *KnownCorpus, nd *corpus.NewDocs, nbrs func(d int32) []int32, maxNbrs, batch int) *Embeddings {
+	known := k.Graph.NumDocs()
+	docs := make([]int32, len(nd.Tokens))
+	for i := range docs {
+		docs[i] = int32(known + i)
+	}
+	read := m.EmbedReads(docs, nbrs, maxNbrs) // sorted: the new documents last
+	words := make([][]int32, len(read))
+	for i, d := range read {
+		if int(d) < known {
+			words[i] = k.Graph.Doc(int(d))
+		} else {
+			words[i] = nd.Tokens[int(d)-known]
+		}
+	}
+	in := m.DocInputs(words)
+	if m.Cfg.FeatureHops > 0 {
+		x := in.tfidfRows()
+		z0 := m.LSA.Project(features.CSR{Ptr: x.Ptr[len(read)-len(docs):], Idx: x.Idx, Val: x.Val})
+		in.Hop = features.PropagateNear(k.hop, known, z0, m.LSA.Dim, m.Cfg.FeatureHops, nbrs, read)
+		in.HopWidth = m.HopWidth()
+	}
+	reads := m.Cfg.Layers > 1 && !m.Cfg.NoGraph
+	lists := make(map[int32][]int32)
+	localNbrs := func(i int32) []int32 {
+		if !reads {
+			return nil // the model reads no neighbours: their slots are never used
+		}
+		if l, ok := lists[i]; ok {
+			return l
+		}
+		l := CapList(nbrs(read[i]), maxNbrs)
+		out := make([]int32, len(l))
+		for j, d := range l {
+			r, found := slices.BinarySearch(read, d)
+			if !found {
+				panic("model: embedLocal: a neighbour list asked for outside the documents the embedding reads")
+			}
+			out[j] = int32(r)
+		}
+		lists[i] = out
+		return out
+	}
+	centres := make([]int32, len(docs))
+	for i := range centres {
+		centres[i] = int32(len(read) - len(docs) + i)
+	}
+	return m.Embed(in, centres, localNbrs, maxNbrs, batch)
 }

@@ -108,7 +108,7 @@ func (m *Model) embed(tp *tensor.Tape, bt *batchTokens) *tensor.Tensor {
 	if m.HopIn != nil {
 		cls = tp.Add(cls, tp.MatMul(bt.hop, m.HopIn, false, false))
 	}
-	words := tp.Add(m.Tok.Forward(tp, bt.words), m.Pos.Forward(tp, bt.pos)) // (W,n)
+	words := tp.GatherSum(m.Tok.Table, bt.words, m.Pos.Table, bt.pos) // (W,n)
 	x := tp.Interleave(cls, words, tp.UniformOffsets(bt.B, 1), bt.wordOff)
 	x = m.EmbLN.Forward(tp, x)
 	if m.Cfg.Dropout > 0 && !tp.NoGrad {
@@ -117,28 +117,53 @@ func (m *Model) embed(tp *tensor.Tape, bt *batchTokens) *tensor.Tensor {
 	return x
 }
 
-// centreContext is what layers 2..L of a centre pass read besides the
-// tokens: the scale s and 1/s, the topic points z, zh and log_o z, and the
-// neighbours' [CLS] per layer 1..L-1 (unscaled) for the distinct
-// neighbours nbrDocs, slot i of the batch's neighbours reading row
-// nbrWhere[i].
-type centreContext struct {
+// topicContext is what every centre pass reads of the scale and the topic
+// side: s and 1/s, the topic points z, zh and log_o z, (1), (1), (T,n+1),
+// (T,n+1) and (T,n). They depend on the weights alone, so an inference
+// pass computes them once for all its batches (newTopicContext on a tape
+// of its own) rather than once per batch: the topic tree's recurrence is
+// a few percent of an embedding that runs in parts of 1,024 rows.
+type topicContext struct {
 	s, sInv, z, zh, logZ *tensor.Tensor
-	nb                   Neighbors
-	nbrCLS               []*tensor.Tensor // per layer 1..L-1: (U, n)
-	nbrWhere             []int32          // (B*K) rows of nbrCLS
+}
+
+// newTopicContext computes the topic context on tp.
+func (m *Model) newTopicContext(tp *tensor.Tape) *topicContext {
+	c := &topicContext{s: expScalar(tp, m.LogScale, 1), sInv: expScalar(tp, m.LogScale, -1)}
+	c.z, c.zh = m.Topics.Embeddings(tp)
+	c.logZ = m.M.LogO(tp, c.z)
+	return c
+}
+
+// inferenceTopics returns the topic context for an inference pass, on a
+// tape of its own that the pass's per-batch Resets leave alone.
+func (m *Model) inferenceTopics() *topicContext {
+	tp := tensor.NewTape()
+	tp.NoGrad = true
+	return m.newTopicContext(tp)
+}
+
+// centreContext is what layers 2..L of a centre pass read besides the
+// tokens: the topic context, and the neighbours' [CLS] per layer 1..L-1
+// (unscaled) for the distinct neighbours nbrDocs, slot i of the batch's
+// neighbours reading row nbrWhere[i].
+type centreContext struct {
+	*topicContext
+	nb       Neighbors
+	nbrCLS   []*tensor.Tensor // per layer 1..L-1: (U, n)
+	nbrWhere []int32          // (B*K) rows of nbrCLS
 }
 
 // newCentreContext prepares a centre pass over neighbours nb: their
 // per-layer [CLS] come from cache when it is non-nil (no gradient through
 // them) and otherwise from encoding them in the same pass (full nesting),
-// each distinct neighbour once.
-func (m *Model) newCentreContext(tp *tensor.Tape, in *Inputs, nb Neighbors, cache *Cache) *centreContext {
-	ctx := &centreContext{nb: nb}
-	ctx.s = expScalar(tp, m.LogScale, 1)
-	ctx.sInv = expScalar(tp, m.LogScale, -1)
-	ctx.z, ctx.zh = m.Topics.Embeddings(tp)
-	ctx.logZ = m.M.LogO(tp, ctx.z) // (T,n)
+// each distinct neighbour once. top is the topic context when the caller
+// computed it for several batches (nil: computed on tp).
+func (m *Model) newCentreContext(tp *tensor.Tape, in *Inputs, nb Neighbors, cache *Cache, top *topicContext) *centreContext {
+	if top == nil {
+		top = m.newTopicContext(tp)
+	}
+	ctx := &centreContext{topicContext: top, nb: nb}
 	if m.Cfg.Layers > 1 && !m.Cfg.NoGraph {
 		var uniq []int32
 		uniq, ctx.nbrWhere = uniqueDocs(nb.Docs)
@@ -156,25 +181,28 @@ func (m *Model) newCentreContext(tp *tensor.Tape, in *Inputs, nb Neighbors, cach
 // encode runs the layers over the packed batch bt and returns the [CLS]
 // rows (B,n) of the last layer it runs and the [CLS] rows after each layer
 // before it. ctx nil encodes the documents from their own text (no tree or
-// graph rows). stop ends one layer early: the pass that only needs the
+// graph rows). skip > 0 ends that many layers early, and the [CLS] of the
+// last layer run is then appended to cls too: the pass that only needs the
 // [CLS] after layers 1..L-1 (the neighbour cache) skips the last layer and
-// the tree and graph rows that would feed it.
+// the tree and graph rows that would feed it (skip 1), and the own-text
+// pass under a two-hop refresh, whose last state nothing reads, skips one
+// more (skip 2).
 //
 // The last layer run is read only at [CLS], so its queries, attention
 // output and MLP are computed for the [CLS] rows alone (unless
 // Model.fullLast, the equivalence test's reference). first, at inference
-// only, keeps and reuses the first layer's rows (nil: none).
-func (m *Model) encode(tp *tensor.Tape, bt *batchTokens, ctx *centreContext, stop bool, first *firstLayer) (final *tensor.Tensor, cls []*tensor.Tensor) {
-	last := m.Cfg.Layers - 1
-	if stop {
-		last--
-	}
+// only, keeps and reuses the first layer's rows (nil: none); when the
+// first layer is the only one run, it runs over every row only for a
+// batch whose rows first keeps (firstLayer.keepsAll), and [CLS]-only
+// otherwise.
+func (m *Model) encode(tp *tensor.Tape, bt *batchTokens, ctx *centreContext, skip int, first *firstLayer) (final *tensor.Tensor, cls []*tensor.Tensor) {
+	last := m.Cfg.Layers - 1 - skip
 	if last < 0 {
 		return nil, nil
 	}
 	var h *tensor.Tensor
 	start := 0
-	if first != nil && last >= 1 && !m.pad {
+	if first != nil && !m.pad && (last >= 1 || first.keepsAll(bt)) {
 		if !tp.NoGrad {
 			panic("model: first-layer rows reused on a recording tape")
 		}
@@ -197,10 +225,11 @@ func (m *Model) encode(tp *tensor.Tape, bt *batchTokens, ctx *centreContext, sto
 		}
 		h = m.layer(tp, l, h, bt, extras, !m.fullLast && l == last)
 	}
-	if m.fullLast {
+	if m.fullLast || start > last {
+		// Every row of the last layer run: (R,n) to its [CLS] rows (B,n).
 		h = tp.Gather(h, bt.cls)
 	}
-	if stop {
+	if skip > 0 {
 		cls = append(cls, h)
 	}
 	return h, cls
@@ -216,9 +245,9 @@ func (m *Model) encode(tp *tensor.Tape, bt *batchTokens, ctx *centreContext, sto
 // firstLayerBudget only; a larger set of documents is recomputed.
 type firstLayer struct {
 	n     int
-	start []int64 // per document: its first row in data, −1 when not kept
+	start []int64 // per document: its first row in data, −1 when it is not in the store's sets
+	kept  []bool  // per document: its rows are in data
 	data  []float32
-	used  int64 // rows kept
 }
 
 // firstLayerBudget bounds the kept rows' memory in bytes (a variable for
@@ -226,18 +255,20 @@ type firstLayer struct {
 var firstLayerBudget int64 = 512 << 20
 
 // newFirstLayer returns a store for the first-layer rows of the documents
-// of sets, or nil when they would exceed firstLayerBudget bytes.
+// of sets, or nil when they would exceed firstLayerBudget bytes. Each
+// document's rows have their place from the start, so that parts encoded
+// at the same time keep their documents' rows without coordinating.
 func (m *Model) newFirstLayer(in *Inputs, sets ...[]int32) *firstLayer {
 	n := m.Cfg.Width
-	f := &firstLayer{n: n, start: make([]int64, in.N)}
+	f := &firstLayer{n: n, start: make([]int64, in.N), kept: make([]bool, in.N)}
 	var rows int64
 	for i := range f.start {
-		f.start[i] = -2 // not in the sets
+		f.start[i] = -1 // not in the sets
 	}
 	for _, set := range sets {
 		for _, d := range set {
-			if f.start[d] == -2 {
-				f.start[d] = -1
+			if f.start[d] < 0 {
+				f.start[d] = rows
 				rows += int64(1 + len(in.Tokens(int(d))))
 			}
 		}
@@ -245,15 +276,45 @@ func (m *Model) newFirstLayer(in *Inputs, sets ...[]int32) *firstLayer {
 	if rows*int64(n)*4 > firstLayerBudget {
 		return nil
 	}
-	f.data = make([]float32, rows*int64(n))
+	f.data = firstLayerData(rows * int64(n))
 	return f
+}
+
+// keepsAll reports whether the store keeps (or is to keep) the rows of
+// every document of bt.
+func (f *firstLayer) keepsAll(bt *batchTokens) bool {
+	for _, d := range bt.docs {
+		if f.start[d] < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// split returns docs in two groups, those whose rows the store keeps (or
+// is to keep) and the others, each in docs' order, so that a pass that
+// runs the first layer alone runs it over every row for the first group
+// only (nil f: docs as one group).
+func (f *firstLayer) split(docs []int32) [][]int32 {
+	if f == nil {
+		return [][]int32{docs}
+	}
+	var kept, other []int32
+	for _, d := range docs {
+		if f.start[d] < 0 {
+			other = append(other, d)
+		} else {
+			kept = append(kept, d)
+		}
+	}
+	return [][]int32{kept, other}
 }
 
 // load returns the kept rows of bt's documents as a packed (R, n) tensor,
 // or nil unless every one of them is kept.
 func (f *firstLayer) load(tp *tensor.Tape, bt *batchTokens) *tensor.Tensor {
 	for _, d := range bt.docs {
-		if f.start[d] < 0 {
+		if !f.kept[d] {
 			return nil
 		}
 	}
@@ -266,16 +327,16 @@ func (f *firstLayer) load(tp *tensor.Tape, bt *batchTokens) *tensor.Tensor {
 }
 
 // save keeps the rows of h (R, n) of bt's documents that are in the store's
-// sets and not kept yet.
+// sets and not kept yet. Parts encoded at the same time hold different
+// documents, whose places in data are apart.
 func (f *firstLayer) save(bt *batchTokens, h *tensor.Tensor) {
 	for b, d := range bt.docs {
-		if f.start[d] != -1 {
+		if f.start[d] < 0 || f.kept[d] {
 			continue
 		}
-		rows := int64(bt.off[b+1] - bt.off[b])
-		f.start[d] = f.used
-		copy(f.data[f.used*int64(f.n):], h.Data[bt.off[b]*f.n:bt.off[b+1]*f.n])
-		f.used += rows
+		lo := f.start[d] * int64(f.n)
+		copy(f.data[lo:], h.Data[bt.off[b]*f.n:bt.off[b+1]*f.n])
+		f.kept[d] = true
 	}
 }
 

@@ -3,7 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 
 	"github.com/gtformer/gtformer/corpus"
 	"github.com/gtformer/gtformer/features"
@@ -36,32 +36,11 @@ type Inputs struct {
 	// propagated over: Model.PropagateFeatures sets them.
 	Hop      []float32
 	HopWidth int
-	// hopRow, when set, says which row of Hop is a document's: the
-	// features of only the documents an embedding reads (setHopRows).
-	hopRow map[int32]int32
 }
 
 // HopRow returns document d's hop features, (HopWidth).
 func (in *Inputs) HopRow(d int32) []float32 {
-	i := d
-	if in.hopRow != nil {
-		r, ok := in.hopRow[d]
-		if !ok {
-			panic(fmt.Sprintf("model: the hop features of document %d were not computed (only those of the documents the embedding reads are)", d))
-		}
-		i = r
-	}
-	return in.Hop[int(i)*in.HopWidth : int(i+1)*in.HopWidth]
-}
-
-// setHopRows gives in the hop features of docs only: rows (len(docs), w)
-// in docs' order.
-func (in *Inputs) setHopRows(docs []int32, rows []float32, w int) {
-	in.Hop, in.HopWidth = rows, w
-	in.hopRow = make(map[int32]int32, len(docs))
-	for i, d := range docs {
-		in.hopRow[d] = int32(i)
-	}
+	return in.Hop[int(d)*in.HopWidth : int(d+1)*in.HopWidth]
 }
 
 // IDF returns the training documents' smoothed inverse document
@@ -104,7 +83,7 @@ func NewInputs(g *corpus.Graph, idf []float32, maxLen int, truncate string) *Inp
 			}
 		}
 	}
-	var keep []int // scratch: positions kept
+	var keep []weighted // scratch: positions and their words' weights
 	for i := 0; i < n; i++ {
 		doc := g.Doc(i)
 		in.Len[i] = len(doc)
@@ -113,28 +92,45 @@ func NewInputs(g *corpus.Graph, idf []float32, maxLen int, truncate string) *Inp
 		} else if truncate == "head" {
 			in.TokIdx = append(in.TokIdx, doc[:maxLen]...)
 		} else {
-			// Keep the maxLen positions whose words weigh most by tf-idf
-			// (ties go to the earlier position), then restore order.
-			words := bow.Word[bow.Ptr[i]:bow.Ptr[i+1]]
-			weights := in.TfIdf[bow.Ptr[i]:bow.Ptr[i+1]]
-			weight := func(w int32) float32 {
-				k := sort.Search(len(words), func(j int) bool { return words[j] >= w })
-				return weights[k]
-			}
-			keep = keep[:0]
-			for p := range doc {
-				keep = append(keep, p)
-			}
-			sort.SliceStable(keep, func(a, b int) bool { return weight(doc[keep[a]]) > weight(doc[keep[b]]) })
-			keep = keep[:maxLen]
-			sort.Ints(keep)
-			for _, p := range keep {
-				in.TokIdx = append(in.TokIdx, doc[p])
+			keep = keepHeaviest(keep, doc, bow.Word[bow.Ptr[i]:bow.Ptr[i+1]], in.TfIdf[bow.Ptr[i]:bow.Ptr[i+1]], maxLen)
+			for _, k := range keep {
+				in.TokIdx = append(in.TokIdx, doc[k.pos])
 			}
 		}
 		in.TokPtr[i+1] = int64(len(in.TokIdx))
 	}
 	return in
+}
+
+// weighted is a position of a document and its word's tf-idf weight.
+type weighted struct {
+	pos int
+	w   float32
+}
+
+// keepHeaviest returns the maxLen positions of doc whose words weigh most
+// (weights of the sorted distinct words), ties going to the earlier
+// position, in reading order, in keep's storage. Each position's weight
+// is looked up once, and the order (weight down, then position up) is
+// total, so any sort gives what the stable sort by weight gave.
+func keepHeaviest(keep []weighted, doc, words []int32, weights []float32, maxLen int) []weighted {
+	keep = keep[:0]
+	for p, w := range doc {
+		k, _ := slices.BinarySearch(words, w)
+		keep = append(keep, weighted{p, weights[k]})
+	}
+	slices.SortFunc(keep, func(a, b weighted) int {
+		if a.w != b.w {
+			if a.w > b.w {
+				return -1
+			}
+			return 1
+		}
+		return a.pos - b.pos
+	})
+	keep = keep[:maxLen]
+	slices.SortFunc(keep, func(a, b weighted) int { return a.pos - b.pos })
+	return keep
 }
 
 // Tokens returns the truncated word ids of document i.
@@ -176,7 +172,6 @@ func (m *Model) PropagateFeatures(in *Inputs, nbrs func(d int32) []int32) {
 	}
 	in.Hop = features.Propagate(m.HopStart(in), m.LSA.Dim, m.Cfg.FeatureHops, nbrs)
 	in.HopWidth = m.HopWidth()
-	in.hopRow = nil
 }
 
 // HopStart returns Z₀ of in's documents, (N, LSA.Dim): their tf-idf rows

@@ -226,25 +226,26 @@ func (m *Model) forward(tp *tensor.Tape, in *Inputs, centres []int32, nb Neighbo
 }
 
 // forwardFirst is forward at inference with the first layer's rows kept
-// and reused through first (see firstLayer; nil: none).
-func (m *Model) forwardFirst(tp *tensor.Tape, in *Inputs, centres []int32, nb Neighbors, cache *Cache, first *firstLayer) *Output {
-	return m.forwardWith(tp, in, centres, nil, nb, cache, first)
+// and reused through first (see firstLayer; nil: none) and the topic
+// context top computed once for the caller's batches (nil: computed).
+func (m *Model) forwardFirst(tp *tensor.Tape, in *Inputs, centres []int32, nb Neighbors, cache *Cache, first *firstLayer, top *topicContext) *Output {
+	return m.forwardWith(tp, in, centres, nil, nb, cache, first, top)
 }
 
 // forwardHop is forward with the centres' hop features given (B,
 // HopWidth) instead of read from in (nil: read from in). Training passes
 // the centres' features with their target links removed (Batch.Hop).
 func (m *Model) forwardHop(tp *tensor.Tape, in *Inputs, centres []int32, hop []float32, nb Neighbors, cache *Cache) *Output {
-	return m.forwardWith(tp, in, centres, hop, nb, cache, nil)
+	return m.forwardWith(tp, in, centres, hop, nb, cache, nil, nil)
 }
 
-func (m *Model) forwardWith(tp *tensor.Tape, in *Inputs, centres []int32, hop []float32, nb Neighbors, cache *Cache, first *firstLayer) *Output {
-	ctx := m.newCentreContext(tp, in, nb, cache)
+func (m *Model) forwardWith(tp *tensor.Tape, in *Inputs, centres []int32, hop []float32, nb Neighbors, cache *Cache, first *firstLayer, top *topicContext) *Output {
+	ctx := m.newCentreContext(tp, in, nb, cache, top)
 	bt := m.layoutTokens(in, centres)
 	if hop != nil {
 		bt.hop = tensor.FromData(hop, len(centres), in.HopWidth)
 	}
-	last, cls := m.encode(tp, bt, ctx, false, first)
+	last, cls := m.encode(tp, bt, ctx, 0, first)
 	dF := m.toTangent(tp, last, ctx.s)
 	if m.HopSkip != nil {
 		dF = tp.Add(scaleBy(tp, dF, m.SkipGate), tp.MatMul(bt.hop, m.HopSkip, false, false))
@@ -263,7 +264,13 @@ func (m *Model) toTangent(tp *tensor.Tape, cls, s *tensor.Tensor) *tensor.Tensor
 // as neighbours are in GraphFormers, and returns their unscaled [CLS] after
 // layers 1..L-1: L-1 tensors of shape (len(docs), n).
 func (m *Model) ownStream(tp *tensor.Tape, in *Inputs, docs []int32, first *firstLayer) []*tensor.Tensor {
-	_, cls := m.encode(tp, m.layoutTokens(in, docs), nil, true, first)
+	return m.ownStates(tp, in, docs, first, 1)
+}
+
+// ownStates is ownStream ending skip ≥ 1 layers before the last: the
+// [CLS] after layers 1..L-skip, L-skip tensors of shape (len(docs), n).
+func (m *Model) ownStates(tp *tensor.Tape, in *Inputs, docs []int32, first *firstLayer, skip int) []*tensor.Tensor {
+	_, cls := m.encode(tp, m.layoutTokens(in, docs), nil, skip, first)
 	return cls
 }
 

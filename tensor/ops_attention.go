@@ -134,7 +134,7 @@ func (tp *Tape) PackedAttention(q, k, v *Tensor, heads int, qOff, kOff []int, ke
 			}
 			for i := range tq {
 				row := pb[i*tk : (i+1)*tk]
-				softmaxRow(row, row, m)
+				softmaxSum(row, row, m)
 			}
 			sgemmSerial(false, false, tq, d, tk, 1, pb, tk, v.Data[ko:], c, 0, out.Data[qo:], c)
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/gtformer/gtformer/tensor/internal/vec"
 )
 
 // LayerNormEps is the ε added to the variance in LayerNorm (BERT's 1e-12 is
@@ -71,9 +73,7 @@ func lnRow(x, res *Tensor, i, c int, buf []float32, drop dropSpec, mask []float3
 		}
 		return buf
 	}
-	for j, v := range xr {
-		buf[j] = v + rr[j]
-	}
+	vec.Add(buf, xr, rr)
 	return buf
 }
 
@@ -93,46 +93,30 @@ func (tp *Tape) layerNorm(op string, x, res, gamma, beta *Tensor, drop dropSpec)
 	if y.Grad != nil {
 		xhat = tp.alloc(false, rows, c)
 	}
-	// Scratch rows for the residual sum and the dropout mask, one each
-	// per worker.
-	scratch := tp.alloc(false, numWorkers(), 2*c)
+	// Scratch rows for the residual sums of lnGroup rows and the dropout
+	// mask, per worker.
+	const width = lnGroup + 1
+	scratch := tp.alloc(false, numWorkers(), width*c)
 	parallelForWorker(rows, 8, 4*c, scratch.Shape[0], func(w, lo, hi int) {
-		buf, mask := scratch.Data[w*2*c:w*2*c+c], scratch.Data[w*2*c+c:(w+1)*2*c]
-		for i := lo; i < hi; i++ {
-			xr, yr := lnRow(x, res, i, c, buf, drop, mask), y.Data[i*c:(i+1)*c]
-			var s float32
-			for _, v := range xr {
-				s += v
+		buf, mask := scratch.Data[w*width*c:(w*width+lnGroup)*c], scratch.Data[(w*width+lnGroup)*c:(w+1)*width*c]
+		var xs [lnGroup][]float32
+		var mus, rs [lnGroup]float32
+		for i0 := lo; i0 < hi; i0 += lnGroup {
+			g := min(lnGroup, hi-i0)
+			for k := range g {
+				xs[k] = lnRow(x, res, i0+k, c, buf[k*c:(k+1)*c], drop, mask)
 			}
-			mu := s / float32(c)
-			var ss float32
-			for _, v := range xr {
-				d := v - mu
-				ss += d * d
+			// The group's rows are consecutive, c apart: x's own or buf's.
+			block := buf[:g*c]
+			if res == nil {
+				block = x.Data[i0*c : (i0+g)*c]
 			}
-			r := float32(1 / math.Sqrt(float64(ss/float32(c))+LayerNormEps))
-			stats.Data[2*i], stats.Data[2*i+1] = mu, r
-			if xhat != nil {
-				for j, v := range xr {
-					xhat.Data[i*c+j] = (v - mu) * r
-				}
-			}
-			if gamma != nil && beta != nil {
-				g, b := gamma.Data[:len(xr)], beta.Data[:len(xr)]
-				for j, v := range xr {
-					yr[j] = (v-mu)*r*g[j] + b[j]
-				}
-				continue
-			}
-			for j, v := range xr {
-				h := (v - mu) * r
-				if gamma != nil {
-					h *= gamma.Data[j]
-				}
-				if beta != nil {
-					h += beta.Data[j]
-				}
-				yr[j] = h
+			lnStats(block, xs[:g], mus[:g], rs[:g])
+			for k := range g {
+				i, xr, mu, r := i0+k, xs[k], mus[k], rs[k]
+				yr := y.Data[i*c : (i+1)*c]
+				stats.Data[2*i], stats.Data[2*i+1] = mu, r
+				lnOut(yr, xr, mu, r, gamma, beta, xhat, i)
 			}
 		}
 	})
@@ -148,6 +132,101 @@ func (tp *Tape) layerNorm(op string, x, res, gamma, beta *Tensor, drop dropSpec)
 		}
 	}
 	return y
+}
+
+// lnGroup is how many rows lnStats sums side by side.
+const lnGroup = 8
+
+// lnStats writes the mean and 1/√(σ² + ε) of each row of xs (equal
+// lengths, the rows of block, consecutive) into mu and r. Each row's sums
+// run in column order in float32, one add after another: the numbers
+// LayerNorm has always given. A row's sum is a chain of dependent adds
+// (one per CPU add latency), so rows are summed side by side, their
+// chains interleaved: eight at once in vector lanes (vec.RowStats8, 8×8
+// blocks transposed in registers), else four at once in scalar registers;
+// the same adds in the same order per row, several times the throughput.
+func lnStats(block []float32, xs [][]float32, mu, r []float32) {
+	if len(xs) == 8 {
+		var m, q [8]float32
+		if c := len(xs[0]); vec.RowStats8(block, c, c, &m, &q) {
+			for k := range 8 {
+				mu[k], r[k] = m[k], lnInv(q[k], c)
+			}
+			return
+		}
+	}
+	for len(xs) >= 4 {
+		lnStats4(xs[:4], mu[:4], r[:4])
+		xs, mu, r = xs[4:], mu[4:], r[4:]
+	}
+	for k, xr := range xs {
+		var s float32
+		for _, v := range xr {
+			s += v
+		}
+		m := s / float32(len(xr))
+		var ss float32
+		for _, v := range xr {
+			d := v - m
+			ss += d * d
+		}
+		mu[k], r[k] = m, lnInv(ss, len(xr))
+	}
+}
+
+// lnStats4 is lnStats of four rows.
+func lnStats4(xs [][]float32, mu, r []float32) {
+	x0 := xs[0]
+	x1, x2, x3 := xs[1][:len(x0)], xs[2][:len(x0)], xs[3][:len(x0)]
+	var s0, s1, s2, s3 float32
+	for j, v := range x0 {
+		s0 += v
+		s1 += x1[j]
+		s2 += x2[j]
+		s3 += x3[j]
+	}
+	c := float32(len(x0))
+	m0, m1, m2, m3 := s0/c, s1/c, s2/c, s3/c
+	var q0, q1, q2, q3 float32
+	for j, v := range x0 {
+		d0, d1, d2, d3 := v-m0, x1[j]-m1, x2[j]-m2, x3[j]-m3
+		q0 += d0 * d0
+		q1 += d1 * d1
+		q2 += d2 * d2
+		q3 += d3 * d3
+	}
+	mu[0], mu[1], mu[2], mu[3] = m0, m1, m2, m3
+	r[0], r[1], r[2], r[3] = lnInv(q0, len(x0)), lnInv(q1, len(x0)), lnInv(q2, len(x0)), lnInv(q3, len(x0))
+}
+
+// lnInv is 1/√(σ² + ε) from the sum of squared deviations ss of c values.
+func lnInv(ss float32, c int) float32 {
+	return float32(1 / math.Sqrt(float64(ss/float32(c))+LayerNormEps))
+}
+
+// lnOut writes row i of LayerNorm's output, yr = γ⊙x̂ + β with x̂ =
+// (xr − mu)·r, and x̂ into xhat when it is kept (non-nil).
+func lnOut(yr, xr []float32, mu, r float32, gamma, beta, xhat *Tensor, i int) {
+	c := len(xr)
+	if xhat != nil {
+		for j, v := range xr {
+			xhat.Data[i*c+j] = (v - mu) * r
+		}
+	}
+	if gamma != nil && beta != nil {
+		vec.LayerNormRow(yr, xr, gamma.Data, beta.Data, mu, r)
+		return
+	}
+	for j, v := range xr {
+		h := (v - mu) * r
+		if gamma != nil {
+			h *= gamma.Data[j]
+		}
+		if beta != nil {
+			h += beta.Data[j]
+		}
+		yr[j] = h
+	}
 }
 
 func layerNormBackward(nd *node) {

@@ -3,6 +3,8 @@ package tensor
 import (
 	"fmt"
 	"slices"
+
+	"github.com/gtformer/gtformer/tensor/internal/vec"
 )
 
 // Reshape returns x with a new shape of the same size. The result shares x's
@@ -279,6 +281,59 @@ func gatherBackward(nd *node) {
 		dst := table.Grad[int(id)*c : int(id+1)*c]
 		for j, g := range y.Grad[i*c : (i+1)*c] {
 			dst[j] += g
+		}
+	}
+}
+
+// GatherSum returns Gather(a, ia) + Gather(b, ib), (len(ia), C) for tables
+// (·, C) and index lists of one length: a transformer's token plus
+// position embeddings in one pass, without the two gathered copies and
+// the sum's pass over them. Each row is the same float32 sum, and backward
+// scatters dy into b's rows and then a's, each in index order, as the two
+// gathers' backward passes did after the sum's.
+func (tp *Tape) GatherSum(a *Tensor, ia []int32, b *Tensor, ib []int32) *Tensor {
+	if len(a.Shape) != 2 || len(b.Shape) != 2 || a.Shape[1] != b.Shape[1] || len(ia) != len(ib) {
+		panic(fmt.Sprintf("tensor: GatherSum: tables %v and %v with %d and %d indices", a.Shape, b.Shape, len(ia), len(ib)))
+	}
+	c := a.Shape[1]
+	for _, t := range [2]struct {
+		tab *Tensor
+		idx []int32
+	}{{a, ia}, {b, ib}} {
+		for _, id := range t.idx {
+			if id < 0 || int(id) >= t.tab.Shape[0] {
+				panic(fmt.Sprintf("tensor: GatherSum: index %d outside table %v", id, t.tab.Shape))
+			}
+		}
+	}
+	y := tp.alloc(a.Grad != nil || b.Grad != nil, len(ia), c)
+	parallelFor(len(ia), 64, c, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			vec.Add(y.Data[i*c:(i+1)*c], a.Data[int(ia[i])*c:int(ia[i]+1)*c], b.Data[int(ib[i])*c:int(ib[i]+1)*c])
+		}
+	})
+	if nd := tp.push(y, gatherSumBackward); nd != nil {
+		nd.a, nd.b, nd.ix = a, b, ia
+		nd.seg = nd.seg[:0]
+		for _, id := range ib {
+			nd.seg = append(nd.seg, int(id))
+		}
+	}
+	return y
+}
+
+// gatherSumBackward runs serially, as gatherBackward: indices may repeat.
+func gatherSumBackward(nd *node) {
+	a, b, y := nd.a, nd.b, nd.out
+	c := a.Shape[1]
+	if b.Grad != nil {
+		for i, id := range nd.seg {
+			addTo(b.Grad[id*c:(id+1)*c], y.Grad[i*c:(i+1)*c])
+		}
+	}
+	if a.Grad != nil {
+		for i, id := range nd.ix {
+			addTo(a.Grad[int(id)*c:int(id+1)*c], y.Grad[i*c:(i+1)*c])
 		}
 	}
 }

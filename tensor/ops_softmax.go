@@ -26,21 +26,22 @@ func maskRows(op string, x *Tensor, mask []bool) int {
 
 // softmaxRow writes the (masked) softmax of x into y (which may alias x) and
 // returns the log of the normaliser plus the max (log Σ exp x), for
-// LogSoftmax. The exponentials go through vec.ExpShiftSum (eight lanes at a
-// time where the CPU allows); masked entries are first replaced by −Inf,
-// whose exponential is 0 (or 1e-38 in the vector kernel), and zeroed after.
+// LogSoftmax: softmaxSum, and one logarithm.
 func softmaxRow(y, x []float32, m []bool) float32 {
-	mx := float32(math.Inf(-1))
-	nan := false
-	for j, v := range x {
-		if m == nil || m[j] {
-			if v > mx {
-				mx = v
-			}
-			nan = nan || v != v
-		}
-	}
-	if nan || math.IsInf(float64(mx), 1) {
+	mx, s := softmaxSum(y, x, m)
+	return mx + float32(math.Log(float64(s)))
+}
+
+// softmaxSum writes the (masked) softmax of x into y (which may alias x)
+// and returns the max mx and the normaliser s = Σ exp(x − mx) (NaN and
+// NaN for a row with a NaN or +Inf, −Inf and 0 for a row without
+// unmasked entries). The exponentials go through vec.ExpShiftSum (eight
+// lanes at a time where the CPU allows); masked entries are first replaced
+// by −Inf, whose exponential is 0 (or 1e-38 in the vector kernel), and
+// zeroed after.
+func softmaxSum(y, x []float32, m []bool) (mx, s float32) {
+	mx, bad := rowMax(x, m)
+	if bad {
 		// A NaN (or +Inf) input must show in the output: the vector
 		// exponential would turn it into a finite probability and hide it
 		// from the trainer's NaN guard.
@@ -48,11 +49,11 @@ func softmaxRow(y, x []float32, m []bool) float32 {
 		for j := range y {
 			y[j] = nv
 		}
-		return nv
+		return nv, nv
 	}
 	if math.IsInf(float64(mx), -1) { // every position masked
 		clear(y)
-		return mx
+		return mx, 0
 	}
 	src := x
 	if m != nil {
@@ -66,7 +67,7 @@ func softmaxRow(y, x []float32, m []bool) float32 {
 		}
 		src = y
 	}
-	s := vec.ExpShiftSum(y, src, mx)
+	s = vec.ExpShiftSum(y, src, mx)
 	inv := 1 / s
 	if m != nil {
 		for j := range y {
@@ -75,10 +76,31 @@ func softmaxRow(y, x []float32, m []bool) float32 {
 			}
 		}
 	}
-	for j := range y {
-		y[j] *= inv
+	vec.Scale(y, inv)
+	return mx, s
+}
+
+// rowMax returns the largest unmasked entry of x (−Inf when there is
+// none), and whether an unmasked entry is NaN or the largest is +Inf. The
+// attention's rows are unmasked: vec.MaxNaN scans them eight entries at a
+// time (a maximum's value does not depend on the order of the
+// comparisons, only a ±0 tie's sign, which exp(x − mx) does not see).
+func rowMax(x []float32, m []bool) (mx float32, bad bool) {
+	if m == nil {
+		mx, nan := vec.MaxNaN(x)
+		return mx, nan || math.IsInf(float64(mx), 1)
 	}
-	return mx + float32(math.Log(float64(s)))
+	mx = float32(math.Inf(-1))
+	nan := false
+	for j, v := range x {
+		if m[j] {
+			if v > mx {
+				mx = v
+			}
+			nan = nan || v != v
+		}
+	}
+	return mx, nan || math.IsInf(float64(mx), 1)
 }
 
 // Softmax returns the softmax of x over its last axis, with an optional mask
@@ -91,7 +113,7 @@ func (tp *Tape) Softmax(x *Tensor, mask []bool) *Tensor {
 	c := x.Cols()
 	parallelFor(x.Rows(), 4, 8*c, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
-			softmaxRow(y.Data[r*c:(r+1)*c], x.Data[r*c:(r+1)*c], maskRow(mask, per, r, c))
+			softmaxSum(y.Data[r*c:(r+1)*c], x.Data[r*c:(r+1)*c], maskRow(mask, per, r, c))
 		}
 	})
 	if nd := tp.push(y, softmaxBackward); nd != nil {

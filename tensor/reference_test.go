@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"slices"
 	"testing"
+
+	"github.com/gtformer/gtformer/tensor/internal/vec"
 )
 
 // Fast kernels against naive float64 reference loops.
@@ -458,5 +460,187 @@ func TestAddDropoutLayerNormIsThePair(t *testing.T) {
 	}
 	if zeros == 0 || zeros == len(dr1) {
 		t.Fatalf("%d of %d branch gradients dropped", zeros, len(dr1))
+	}
+}
+
+// TestLayerNormRowOrder: LayerNorm, AddLayerNorm and AddDropoutLayerNorm
+// give, bit for bit, what the row-at-a-time float32 loop gives (each row's
+// sums in column order: the statistics a model's numbers were computed
+// with), for every row count modulo the rows the kernel interleaves, with
+// and without γ and β, recording or not, on rows whose width is and is not
+// a multiple of 8.
+func TestLayerNormRowOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, c := range []int{37, 40} { // 40: eight rows at once in vector lanes (vec.RowStats8)
+		layerNormRowOrder(t, rng, c)
+	}
+}
+
+func layerNormRowOrder(t *testing.T, rng *rand.Rand, c int) {
+	for rows := 1; rows <= 19; rows++ {
+		x, res, g, b := randTensor(rng, rows, c), randTensor(rng, rows, c), randTensor(rng, c), randTensor(rng, c)
+		for i := range x.Data {
+			x.Data[i] = 3 + 5*x.Data[i]
+		}
+		for _, tc := range []struct {
+			name       string
+			res, g, b  *Tensor
+			drop       float32
+			noGrad     bool
+			rngSeedKey uint64
+		}{
+			{"LayerNorm", nil, g, b, 0, true, 0},
+			{"LayerNorm without γ, β", nil, nil, nil, 0, false, 0},
+			{"AddLayerNorm", res, g, b, 0, true, 0},
+			{"AddLayerNorm recording", res, g, b, 0, false, 0},
+			{"AddDropoutLayerNorm", res, g, b, 0.3, false, 9},
+		} {
+			tp := &Tape{NoGrad: tc.noGrad}
+			xx := x
+			if !tc.noGrad {
+				xx = Param("x", rows, c)
+				copy(xx.Data, x.Data)
+			}
+			var got *Tensor
+			var mask func(i int) []float32
+			switch {
+			case tc.res == nil:
+				got = tp.LayerNorm(xx, tc.g, tc.b)
+			case tc.drop == 0:
+				got = tp.AddLayerNorm(xx, tc.res, tc.g, tc.b)
+			default:
+				r := rand.New(rand.NewPCG(tc.rngSeedKey, 1))
+				got = tp.AddDropoutLayerNorm(xx, tc.res, tc.drop, r, tc.g, tc.b)
+				spec := newDropSpec("test", tc.drop, rand.New(rand.NewPCG(tc.rngSeedKey, 1)), x)
+				mask = func(i int) []float32 {
+					m := make([]float32, c)
+					spec.row(i, m)
+					return m
+				}
+			}
+			for i := range rows {
+				row := slices.Clone(x.Data[i*c : (i+1)*c])
+				if tc.res != nil {
+					var m []float32
+					if mask != nil {
+						m = mask(i)
+					}
+					for j := range row {
+						if m != nil {
+							row[j] += tc.res.Data[i*c+j] * m[j]
+						} else {
+							row[j] += tc.res.Data[i*c+j]
+						}
+					}
+				}
+				var s float32
+				for _, v := range row {
+					s += v
+				}
+				mu := s / float32(c)
+				var ss float32
+				for _, v := range row {
+					d := v - mu
+					ss += d * d
+				}
+				r := float32(1 / math.Sqrt(float64(ss/float32(c))+LayerNormEps))
+				for j, v := range row {
+					h := (v - mu) * r
+					if tc.g != nil {
+						h = h*tc.g.Data[j] + tc.b.Data[j]
+					}
+					if w := got.Data[i*c+j]; math.Float32bits(w) != math.Float32bits(h) {
+						t.Fatalf("%s, %d rows of %d: row %d column %d = %v, the row loop gives %v", tc.name, rows, c, i, j, w, h)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSoftmaxRowBits: the softmax row kernel (vector max and scaling
+// where the CPU has them) gives the scalar loop's probabilities bit for
+// bit: the maximum found one entry at a time, vec.ExpShiftSum, and each
+// exponential multiplied by 1/sum; with and without a mask, for lengths
+// with and without a tail past the last eight.
+func TestSoftmaxRowBits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for n := 1; n <= 70; n++ {
+		for _, masked := range []bool{false, true} {
+			x := make([]float32, n)
+			for i := range x {
+				x[i] = float32(rng.NormFloat64() * 4)
+			}
+			var m []bool
+			if masked {
+				m = make([]bool, n)
+				for i := range m {
+					m[i] = i == 0 || rng.IntN(3) > 0
+				}
+			}
+			want := make([]float32, n)
+			mx := float32(math.Inf(-1))
+			for j, v := range x {
+				if (m == nil || m[j]) && v > mx {
+					mx = v
+				}
+			}
+			src := x
+			if m != nil {
+				src = slices.Clone(x)
+				for j := range src {
+					if !m[j] {
+						src[j] = float32(math.Inf(-1))
+					}
+				}
+			}
+			s := vec.ExpShiftSum(want, src, mx)
+			inv := 1 / s
+			for j := range want {
+				if m != nil && !m[j] {
+					want[j] = 0
+				}
+				want[j] *= inv
+			}
+			got := make([]float32, n)
+			lse := softmaxRow(got, x, m)
+			for j := range got {
+				if math.Float32bits(got[j]) != math.Float32bits(want[j]) {
+					t.Fatalf("n=%d masked %v: probability %d = %v, the scalar loop gives %v", n, masked, j, got[j], want[j])
+				}
+			}
+			if w := mx + float32(math.Log(float64(s))); lse != w {
+				t.Fatalf("n=%d masked %v: log-sum-exp %v, want %v", n, masked, lse, w)
+			}
+		}
+	}
+}
+
+// TestGatherSumBits: GatherSum gives Add(Gather(a), Gather(b)) bit for bit,
+// forward and the tables' gradients, with repeated indices.
+func TestGatherSumBits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	ia, ib := []int32{3, 0, 3, 5, 1, 3, 2}, []int32{0, 1, 2, 0, 1, 2, 0}
+	seed := make([]float32, len(ia)*13)
+	for i := range seed {
+		seed[i] = float32(rng.NormFloat64())
+	}
+	run := func(fused bool) []float32 {
+		a, b := randParam(rand.New(rand.NewPCG(1, 2)), -1, 1, 6, 13), randParam(rand.New(rand.NewPCG(3, 4)), -1, 1, 3, 13)
+		tp := NewTape()
+		var y *Tensor
+		if fused {
+			y = tp.GatherSum(a, ia, b, ib)
+		} else {
+			y = tp.Add(tp.Gather(a, ia), tp.Gather(b, ib))
+		}
+		tp.BackwardWith(y, seed)
+		return slices.Concat(y.Data, a.Grad, b.Grad)
+	}
+	got, want := run(true), run(false)
+	for i := range want {
+		if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+			t.Fatalf("value %d (output, then dA, dB): %v, the two gathers and the sum give %v", i, got[i], want[i])
+		}
 	}
 }

@@ -50,3 +50,31 @@ func GELUGradRow(y, d, x, b []float32) {
 //
 //go:noescape
 func expShiftAVX2(dst, src *float32, n int, shift float32, sums *[8]float32)
+
+// maxNaNAVX2 returns the largest of x[0:n] (n a multiple of 8) and
+// whether one is NaN; see rows_amd64.s.
+//
+//go:noescape
+func maxNaNAVX2(x *float32, n int) (mx float32, nan bool)
+
+// scaleAVX2 multiplies x[0:n] (n a multiple of 8) by s; see rows_amd64.s.
+//
+//go:noescape
+func scaleAVX2(y *float32, n int, s float32)
+
+// lnOutAVX2 writes y = ((x − mu)·r)·g + b over n elements (a multiple of
+// 8); see rows_amd64.s.
+//
+//go:noescape
+func lnOutAVX2(y, x, gam, bet *float32, n int, mu, r float32)
+
+// addAVX2 writes y = a + b over n elements (a multiple of 8).
+//
+//go:noescape
+func addAVX2(y, a, b *float32, n int)
+
+// rowStats8AVX2 writes the means and sums of squared deviations of eight
+// rows, each summed in column order; see rows_amd64.s.
+//
+//go:noescape
+func rowStats8AVX2(x *float32, stride, c int, cf float32, mu, q *[8]float32)

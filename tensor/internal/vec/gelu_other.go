@@ -16,3 +16,21 @@ func GELUGradRow(y, d, x, b []float32) {
 func expShiftAVX2(dst, src *float32, n int, shift float32, sums *[8]float32) {
 	panic("vec: expShiftAVX2 without AVX2")
 }
+
+func maxNaNAVX2(x *float32, n int) (float32, bool) {
+	panic("vec: maxNaNAVX2 without AVX2")
+}
+
+func scaleAVX2(y *float32, n int, s float32) {
+	panic("vec: scaleAVX2 without AVX2")
+}
+
+func lnOutAVX2(y, x, gam, bet *float32, n int, mu, r float32) {
+	panic("vec: lnOutAVX2 without AVX2")
+}
+
+func addAVX2(y, a, b *float32, n int) { panic("vec: addAVX2 without AVX2") }
+
+func rowStats8AVX2(x *float32, stride, c int, cf float32, mu, q *[8]float32) {
+	panic("vec: rowStats8AVX2 without AVX2")
+}

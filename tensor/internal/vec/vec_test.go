@@ -78,3 +78,122 @@ func TestExpShiftSum(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxNaNAndScale: MaxNaN and Scale give the scalar loops' values bit
+// for bit, with and without a tail past the last eight, the maximum in
+// any lane and in the tail, a NaN anywhere, ±Inf and −0.
+func TestMaxNaNAndScale(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	for _, n := range []int{0, 1, 7, 8, 9, 16, 61, 97} {
+		for trial := range 40 {
+			x := make([]float32, n)
+			for i := range x {
+				x[i] = float32(rng.NormFloat64() * 3)
+			}
+			if n > 0 {
+				switch trial % 5 {
+				case 1:
+					x[rng.IntN(n)] = float32(math.NaN())
+				case 2:
+					x[rng.IntN(n)] = float32(math.Inf(-1))
+				case 3:
+					x[rng.IntN(n)] = float32(math.Inf(1))
+				case 4:
+					for i := range x {
+						x[i] = -float32(math.Abs(float64(x[i])))
+					}
+					x[rng.IntN(n)] = float32(math.Copysign(0, -1))
+				}
+			}
+			want, wantNaN := float32(math.Inf(-1)), false
+			for _, v := range x {
+				if v > want {
+					want = v
+				}
+				wantNaN = wantNaN || v != v
+			}
+			got, gotNaN := MaxNaN(x)
+			if gotNaN != wantNaN || (!wantNaN && got != want) {
+				t.Fatalf("n=%d trial %d: MaxNaN = %v, %v; the loop gives %v, %v (avx2 %v)", n, trial, got, gotNaN, want, wantNaN, hasAVX2FMA)
+			}
+			s := float32(rng.NormFloat64())
+			y := append([]float32(nil), x...)
+			Scale(y, s)
+			for i, v := range x {
+				if w := v * s; math.Float32bits(y[i]) != math.Float32bits(w) && !(w != w && y[i] != y[i]) {
+					t.Fatalf("n=%d: Scale entry %d = %v, the loop gives %v", n, i, y[i], w)
+				}
+			}
+		}
+	}
+}
+
+// TestRowKernels: LayerNormRow and Add give the scalar float32
+// expressions' bits (no fused multiply-add), for lengths with and without
+// a tail past the last eight.
+func TestRowKernels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 26))
+	same := func(a, b float32) bool { return math.Float32bits(a) == math.Float32bits(b) }
+	for _, n := range []int{1, 7, 8, 9, 37, 128, 131} {
+		x, g, b := make([]float32, n), make([]float32, n), make([]float32, n)
+		for i := range x {
+			x[i] = float32(rng.NormFloat64() * 5)
+			g[i] = float32(rng.NormFloat64())
+			b[i] = float32(rng.NormFloat64())
+		}
+		mu, r := float32(rng.NormFloat64()), float32(rng.Float64()*3)
+		y := make([]float32, n)
+		LayerNormRow(y, x, g, b, mu, r)
+		for i := range x {
+			if w := (x[i]-mu)*r*g[i] + b[i]; !same(y[i], w) {
+				t.Fatalf("n=%d: LayerNormRow entry %d = %v, the scalar expression %v", n, i, y[i], w)
+			}
+		}
+		Add(y, x, b)
+		for i := range x {
+			if w := x[i] + b[i]; !same(y[i], w) {
+				t.Fatalf("n=%d: Add entry %d = %v, want %v", n, i, y[i], w)
+			}
+		}
+	}
+}
+
+// TestRowStats8: the eight-row statistics equal the row loop's bit for bit
+// (sums in column order, the square rounded before each add), for widths
+// of one to several 8×8 blocks and a stride past the row's end.
+func TestRowStats8(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 28))
+	for _, c := range []int{8, 16, 40, 128} {
+		stride := c + 3
+		x := make([]float32, 7*stride+c)
+		for i := range x {
+			x[i] = float32(3 + 5*rng.NormFloat64())
+		}
+		var mu, q [8]float32
+		if !RowStats8(x, stride, c, &mu, &q) {
+			if hasAVX2FMA {
+				t.Fatalf("c=%d: not computed with AVX2", c)
+			}
+			t.Skip("no AVX2")
+		}
+		for k := range 8 {
+			row := x[k*stride : k*stride+c]
+			var s float32
+			for _, v := range row {
+				s += v
+			}
+			m := s / float32(c)
+			var ss float32
+			for _, v := range row {
+				d := v - m
+				ss += d * d
+			}
+			if math.Float32bits(mu[k]) != math.Float32bits(m) || math.Float32bits(q[k]) != math.Float32bits(ss) {
+				t.Fatalf("c=%d row %d: mean %v, squares %v; the loop gives %v, %v", c, k, mu[k], q[k], m, ss)
+			}
+		}
+	}
+	if RowStats8(make([]float32, 8*12), 12, 12, new([8]float32), new([8]float32)) {
+		t.Error("a width that is no multiple of 8 was taken")
+	}
+}

@@ -1,0 +1,82 @@
+package vec
+
+import "math"
+
+// MaxNaN returns the largest entry of x (−Inf for an empty x) and whether
+// an entry is NaN. A maximum does not depend on the order of the
+// comparisons (save the sign of a ±0 tie), so the eight-lane AVX2 scan
+// gives the value of the scalar loop.
+func MaxNaN(x []float32) (mx float32, nan bool) {
+	mx = float32(math.Inf(-1))
+	v := 0
+	if hasAVX2FMA && len(x) >= 8 {
+		v = len(x) &^ 7
+		mx, nan = maxNaNAVX2(&x[0], v)
+	}
+	for _, e := range x[v:] {
+		if e > mx {
+			mx = e
+		}
+		nan = nan || e != e
+	}
+	return mx, nan
+}
+
+// Scale multiplies every entry of y by s, each product rounded as the
+// scalar multiply rounds it.
+func Scale(y []float32, s float32) {
+	v := 0
+	if hasAVX2FMA && len(y) >= 8 {
+		v = len(y) &^ 7
+		scaleAVX2(&y[0], v, s)
+	}
+	for j := range y[v:] {
+		y[v+j] *= s
+	}
+}
+
+// LayerNormRow writes y[i] = ((x[i] − mu)·r)·g[i] + b[i], LayerNorm's
+// output from a row's mean mu and inverse deviation r: each operation
+// rounded on its own, as the scalar float32 expression rounds it, eight
+// lanes at a time where the CPU allows.
+func LayerNormRow(y, x, g, b []float32, mu, r float32) {
+	n := len(x)
+	y, g, b = y[:n], g[:n], b[:n]
+	v := 0
+	if hasAVX2FMA && n >= 8 {
+		v = n &^ 7
+		lnOutAVX2(&y[0], &x[0], &g[0], &b[0], v, mu, r)
+	}
+	for j := v; j < n; j++ {
+		y[j] = (x[j]-mu)*r*g[j] + b[j]
+	}
+}
+
+// Add writes y[i] = a[i] + b[i].
+func Add(y, a, b []float32) {
+	n := len(a)
+	y, b = y[:n], b[:n]
+	v := 0
+	if hasAVX2FMA && n >= 8 {
+		v = n &^ 7
+		addAVX2(&y[0], &a[0], &b[0], v)
+	}
+	for j := v; j < n; j++ {
+		y[j] = a[j] + b[j]
+	}
+}
+
+// RowStats8 writes, for the eight rows x[k·stride : k·stride+c] (k < 8),
+// their means mu[k] = (Σ_j x_kj) / c and sums of squared deviations q[k] =
+// Σ_j (x_kj − mu[k])², each sum in column order, one float32 add after
+// another, each square rounded before its add: what the loop over one row
+// gives, eight rows side by side (an 8×8 block at a time, transposed in
+// registers, so that lane k carries row k's chain). It reports false, and
+// writes nothing, when the CPU lacks AVX2 or c is not a multiple of 8.
+func RowStats8(x []float32, stride, c int, mu, q *[8]float32) bool {
+	if !hasAVX2FMA || c == 0 || c%8 != 0 || stride < c || len(x) < 7*stride+c {
+		return false
+	}
+	rowStats8AVX2(&x[0], stride, c, float32(c), mu, q)
+	return true
+}
