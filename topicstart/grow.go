@@ -136,11 +136,7 @@ func PlaceAdded(m *model.Model, tangent, points []float32, docs []int32, added [
 			left = kids[len(kids)-1] + 1
 		}
 		u := t.DRNN.PreCombine(tp, tp.Gather(zz, []int32{int32(p + 1)}), tp.Gather(zz, []int32{left}))
-		wu := tp.MatMul(u, t.DRNN.W, false, true) // (1,n)
-		for j := 0; j < n; j++ {
-			cj := math.Max(-0.95, math.Min(0.95, centre[j]))
-			t.Input.Data[c*n+j] = float32(math.Atanh(cj) - float64(wu.Data[j]))
-		}
+		setInput(t, c, centre, tp.MatMul(u, t.DRNN.W, false, true).Data) // u·Wᵀ (1,n)
 	}
 	return nil
 }

@@ -74,10 +74,7 @@ func Place(m *model.Model, tangent []float32, seed uint64) error {
 	set := func(rows []int32, u *tensor.Tensor) {
 		wu := tp.MatMul(u, t.DRNN.W, false, true) // (m,n) = u·Wᵀ
 		for i, r := range rows {
-			for j := 0; j < n; j++ {
-				c := math.Max(-0.95, math.Min(0.95, centre[r][j]))
-				t.Input.Data[int(r)*n+j] = float32(math.Atanh(c) - float64(wu.Data[i*n+j]))
-			}
+			setInput(t, int(r), centre[r], wu.Data[i*n:(i+1)*n])
 		}
 	}
 	mf := t.M
@@ -100,6 +97,17 @@ func Place(m *model.Model, tangent []float32, seed uint64) error {
 		set(st.Rows, t.DRNN.PreCombine(tp, tp.Gather(zz, par), tp.Gather(zz, left)))
 	}
 	return nil
+}
+
+// setInput sets topic row r's input a_r = atanh(c) − W·u_r, which puts
+// log_o z_r at the centre c (coordinates clipped to ±0.95), for
+// wu = u_r·Wᵀ (n).
+func setInput(t *model.Topics, r int, c []float64, wu []float32) {
+	n := len(wu)
+	for j := range wu {
+		cj := math.Max(-0.95, math.Min(0.95, c[j]))
+		t.Input.Data[r*n+j] = float32(math.Atanh(cj) - float64(wu[j]))
+	}
 }
 
 // childRows lists the rows whose parent is row r, in sibling order (dense
