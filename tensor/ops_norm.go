@@ -234,54 +234,31 @@ func layerNormBackward(nd *node) {
 	dyAll := nd.out.Grad
 	drop := dropSpec{key: uint64(nd.i[1]), thr: uint32(nd.i[3]), keep: nd.f[1], on: nd.i[2] == 1, cols: x.Cols()}
 	c, rows := x.Cols(), x.Rows()
+	var gam []float32
+	if gamma != nil {
+		gam = gamma.Data[:c]
+	}
 	clear(scratch.Data)
 	parallelBlocks(rows, 8*c, func(w, lo, hi int) {
 		pg, pb := scratch.Data[w*3*c:w*3*c+c], scratch.Data[w*3*c+c:w*3*c+2*c]
 		mask := scratch.Data[w*3*c+2*c : (w+1)*3*c]
-		for i := lo; i < hi; i++ {
-			xh, dy := xhat.Data[i*c:(i+1)*c], dyAll[i*c:(i+1)*c]
-			r := stats.Data[2*i+1]
+		row := func(i int) ([]float32, []float32) { return xhat.Data[i*c : (i+1)*c], dyAll[i*c : (i+1)*c] }
+		for i := lo; i < hi; i += 2 {
+			// Rows in pairs: the two rows' sums are independent chains of
+			// adds, interleaved (lnGradSums2); pg and pb still receive row
+			// i's terms before row i+1's.
+			xh, dy := row(i)
 			var sg, sgx float32
-			for j, g := range dy {
-				pg[j] += g * xh[j]
-				pb[j] += g
-				if gamma != nil {
-					g *= gamma.Data[j]
-				}
-				sg += g
-				sgx += g * xh[j]
-			}
-			sg /= float32(c)
-			sgx /= float32(c)
-			var dx, dr []float32
-			if x.Grad != nil {
-				dx = x.Grad[i*c : (i+1)*c]
-			}
-			if res != nil && res.Grad != nil {
-				dr = res.Grad[i*c : (i+1)*c]
-				if drop.on {
-					drop.row(i, mask)
-				}
-			}
-			if dx == nil && dr == nil {
+			if i+1 < hi {
+				xh2, dy2 := row(i + 1)
+				var sg2, sgx2 float32
+				sg, sgx, sg2, sgx2 = lnGradSums2(pg, pb, gam, xh, dy, xh2, dy2)
+				lnGradRow(x, res, drop, mask, gam, i, xh, dy, stats.Data[2*i+1], sg, sgx)
+				lnGradRow(x, res, drop, mask, gam, i+1, xh2, dy2, stats.Data[2*i+3], sg2, sgx2)
 				continue
 			}
-			for j, g := range dy {
-				if gamma != nil {
-					g *= gamma.Data[j]
-				}
-				d := r * (g - sg - xh[j]*sgx)
-				if dx != nil {
-					dx[j] += d
-				}
-				if dr != nil {
-					if drop.on {
-						dr[j] += d * mask[j]
-					} else {
-						dr[j] += d
-					}
-				}
-			}
+			sg, sgx = lnGradSums(pg, pb, gam, xh, dy)
+			lnGradRow(x, res, drop, mask, gam, i, xh, dy, stats.Data[2*i+1], sg, sgx)
 		}
 	})
 	for w := range scratch.Shape[0] {
@@ -293,6 +270,86 @@ func layerNormBackward(nd *node) {
 		if beta != nil && beta.Grad != nil {
 			for j, v := range scratch.Data[w*3*c+c : w*3*c+2*c] {
 				beta.Grad[j] += v
+			}
+		}
+	}
+}
+
+// lnGradSums adds row dy's terms to the dγ and dβ partial sums pg and pb
+// (dy⊙x̂ and dy) and returns mean(g) and mean(g⊙x̂) for g = dy⊙γ (γ nil:
+// g = dy), each summed in column order.
+func lnGradSums(pg, pb, gam, xh, dy []float32) (sg, sgx float32) {
+	pg, pb, xh = pg[:len(dy)], pb[:len(dy)], xh[:len(dy)]
+	for j, g := range dy {
+		pg[j] += g * xh[j]
+		pb[j] += g
+		if gam != nil {
+			g *= gam[j]
+		}
+		sg += g
+		sgx += g * xh[j]
+	}
+	n := float32(len(dy))
+	return sg / n, sgx / n
+}
+
+// lnGradSums2 is lnGradSums for two rows at once, the same adds in the
+// same order per row and per partial sum (row 1's term before row 2's):
+// each row's sums are chains of dependent adds, and two rows' chains side
+// by side keep the adder busy.
+func lnGradSums2(pg, pb, gam, xh, dy, xh2, dy2 []float32) (sg, sgx, sg2, sgx2 float32) {
+	c := len(dy)
+	pg, pb, xh, xh2, dy2 = pg[:c], pb[:c], xh[:c], xh2[:c], dy2[:c]
+	for j, g := range dy {
+		g2 := dy2[j]
+		pg[j] += g * xh[j]
+		pb[j] += g
+		pg[j] += g2 * xh2[j]
+		pb[j] += g2
+		if gam != nil {
+			g *= gam[j]
+			g2 *= gam[j]
+		}
+		sg += g
+		sgx += g * xh[j]
+		sg2 += g2
+		sgx2 += g2 * xh2[j]
+	}
+	n := float32(c)
+	return sg / n, sgx / n, sg2 / n, sgx2 / n
+}
+
+// lnGradRow adds row i's input gradient r·(g − mean(g) − x̂·mean(g⊙x̂))
+// to x's gradient and to res's (through the dropout mask when on; mask is
+// scratch for it), r the row's 1/√(σ² + ε).
+func lnGradRow(x, res *Tensor, drop dropSpec, mask, gam []float32, i int, xh, dy []float32, r, sg, sgx float32) {
+	c := len(dy)
+	var dx, dr []float32
+	if x.Grad != nil {
+		dx = x.Grad[i*c : (i+1)*c]
+	}
+	if res != nil && res.Grad != nil {
+		dr = res.Grad[i*c : (i+1)*c]
+		if drop.on {
+			drop.row(i, mask)
+		}
+	}
+	if dx == nil && dr == nil {
+		return
+	}
+	for j, g := range dy {
+		if gam != nil {
+			g *= gam[j]
+		}
+		d := r * (g - sg - xh[j]*sgx)
+		if dx != nil {
+			dx[j] += d
+		}
+		if dr != nil {
+			if drop.on {
+				dr[j] += d * mask[j]
+			} else {
+				dr[j] += d
 			}
 		}
 	}
