@@ -234,54 +234,31 @@ func layerNormBackward(nd *node) {
 	dyAll := nd.out.Grad
 	drop := dropSpec{key: uint64(nd.i[1]), thr: uint32(nd.i[3]), keep: nd.f[1], on: nd.i[2] == 1, cols: x.Cols()}
 	c, rows := x.Cols(), x.Rows()
+	var gam []float32
+	if gamma != nil {
+		gam = gamma.Data[:c]
+	}
 	clear(scratch.Data)
 	parallelBlocks(rows, 8*c, func(w, lo, hi int) {
 		pg, pb := scratch.Data[w*3*c:w*3*c+c], scratch.Data[w*3*c+c:w*3*c+2*c]
 		mask := scratch.Data[w*3*c+2*c : (w+1)*3*c]
-		for i := lo; i < hi; i++ {
-			xh, dy := xhat.Data[i*c:(i+1)*c], dyAll[i*c:(i+1)*c]
-			r := stats.Data[2*i+1]
+		row := func(i int) ([]float32, []float32) { return xhat.Data[i*c : (i+1)*c], dyAll[i*c : (i+1)*c] }
+		for i := lo; i < hi; i += 2 {
+			// Rows in pairs: the two rows' sums are independent chains of
+			// adds, interleaved (lnGradSums2); pg and pb still receive row
+			// i's terms before row i+1's.
+			xh, dy := row(i)
 			var sg, sgx float32
-			for j, g := range dy {
-				pg[j] += g * xh[j]
-				pb[j] += g
-				if gamma != nil {
-					g *= gamma.Data[j]
-				}
-				sg += g
-				sgx += g * xh[j]
-			}
-			sg /= float32(c)
-			sgx /= float32(c)
-			var dx, dr []float32
-			if x.Grad != nil {
-				dx = x.Grad[i*c : (i+1)*c]
-			}
-			if res != nil && res.Grad != nil {
-				dr = res.Grad[i*c : (i+1)*c]
-				if drop.on {
-					drop.row(i, mask)
-				}
-			}
-			if dx == nil && dr == nil {
+			if i+1 < hi {
+				xh2, dy2 := row(i + 1)
+				var sg2, sgx2 float32
+				sg, sgx, sg2, sgx2 = lnGradSums2(pg, pb, gam, xh, dy, xh2, dy2)
+				lnGradRow(x, res, drop, mask, gam, i, xh, dy, stats.Data[2*i+1], sg, sgx)
+				lnGradRow(x, res, drop, mask, gam, i+1, xh2, dy2, stats.Data[2*i+3], sg2, sgx2)
 				continue
 			}
-			for j, g := range dy {
-				if gamma != nil {
-					g *= gamma.Data[j]
-				}
-				d := r * (g - sg - xh[j]*sgx)
-				if dx != nil {
-					dx[j] += d
-				}
-				if dr != nil {
-					if drop.on {
-						dr[j] += d * mask[j]
-					} else {
-						dr[j] += d
-					}
-				}
-			}
+			sg, sgx = lnGradSums(pg, pb, gam, xh, dy)
+			lnGradRow(x, res, drop, mask, gam, i, xh, dy, stats.Data[2*i+1], sg, sgx)
 		}
 	})
 	for w := range scratch.Shape[0] {
@@ -293,6 +270,86 @@ func layerNormBackward(nd *node) {
 		if beta != nil && beta.Grad != nil {
 			for j, v := range scratch.Data[w*3*c+c : w*3*c+2*c] {
 				beta.Grad[j] += v
+			}
+		}
+	}
+}
+
+// lnGradSums adds row dy's terms to the dγ and dβ partial sums pg and pb
+// (dy⊙x̂ and dy) and returns mean(g) and mean(g⊙x̂) for g = dy⊙γ (γ nil:
+// g = dy), each summed in column order.
+func lnGradSums(pg, pb, gam, xh, dy []float32) (sg, sgx float32) {
+	pg, pb, xh = pg[:len(dy)], pb[:len(dy)], xh[:len(dy)]
+	for j, g := range dy {
+		pg[j] += g * xh[j]
+		pb[j] += g
+		if gam != nil {
+			g *= gam[j]
+		}
+		sg += g
+		sgx += g * xh[j]
+	}
+	n := float32(len(dy))
+	return sg / n, sgx / n
+}
+
+// lnGradSums2 is lnGradSums for two rows at once, the same adds in the
+// same order per row and per partial sum (row 1's term before row 2's):
+// each row's sums are chains of dependent adds, and two rows' chains side
+// by side keep the adder busy.
+func lnGradSums2(pg, pb, gam, xh, dy, xh2, dy2 []float32) (sg, sgx, sg2, sgx2 float32) {
+	c := len(dy)
+	pg, pb, xh, xh2, dy2 = pg[:c], pb[:c], xh[:c], xh2[:c], dy2[:c]
+	for j, g := range dy {
+		g2 := dy2[j]
+		pg[j] += g * xh[j]
+		pb[j] += g
+		pg[j] += g2 * xh2[j]
+		pb[j] += g2
+		if gam != nil {
+			g *= gam[j]
+			g2 *= gam[j]
+		}
+		sg += g
+		sgx += g * xh[j]
+		sg2 += g2
+		sgx2 += g2 * xh2[j]
+	}
+	n := float32(c)
+	return sg / n, sgx / n, sg2 / n, sgx2 / n
+}
+
+// lnGradRow adds row i's input gradient r·(g − mean(g) − x̂·mean(g⊙x̂))
+// to x's gradient and to res's (through the dropout mask when on; mask is
+// scratch for it), r the row's 1/√(σ² + ε).
+func lnGradRow(x, res *Tensor, drop dropSpec, mask, gam []float32, i int, xh, dy []float32, r, sg, sgx float32) {
+	c := len(dy)
+	var dx, dr []float32
+	if x.Grad != nil {
+		dx = x.Grad[i*c : (i+1)*c]
+	}
+	if res != nil && res.Grad != nil {
+		dr = res.Grad[i*c : (i+1)*c]
+		if drop.on {
+			drop.row(i, mask)
+		}
+	}
+	if dx == nil && dr == nil {
+		return
+	}
+	for j, g := range dy {
+		if gam != nil {
+			g *= gam[j]
+		}
+		d := r * (g - sg - xh[j]*sgx)
+		if dx != nil {
+			dx[j] += d
+		}
+		if dr != nil {
+			if drop.on {
+				dr[j] += d * mask[j]
+			} else {
+				dr[j] += d
 			}
 		}
 	}
@@ -351,17 +408,37 @@ func newDropSpec(op string, p float32, rng *rand.Rand, x *Tensor) dropSpec {
 	return dropSpec{key: rng.Uint64(), thr: uint32(float64(p) * (1 << 32)), keep: 1 / (1 - p), cols: x.Cols(), on: true}
 }
 
-// row writes row i's mask multipliers (0 or keep) to m (cols long).
+// row writes row i's mask multipliers (0 or keep) to m (cols long): the
+// values pick gives for dropBits(key, base + j/2), computed without a
+// branch on the random bits (a dropout of p = 0.1 makes a comparison
+// branch mispredict about one element in ten, and the mask is made three
+// times per residual step: forward, and backward for each input) and with
+// the hash's counter advanced by adding γ (mod 2⁶⁴, the same values as
+// dropBits's multiply).
 func (d dropSpec) row(i int, m []float32) {
 	m = m[:d.cols]
-	base := uint64(i) * uint64((d.cols+1)/2)
-	for j := 0; j < len(m); j += 2 {
-		h := dropBits(d.key, base+uint64(j/2))
-		m[j] = d.pick(uint32(h))
-		if j+1 < len(m) {
-			m[j+1] = d.pick(uint32(h >> 32))
-		}
+	keep := math.Float32bits(d.keep)
+	z := d.key + (uint64(i)*uint64((d.cols+1)/2)+1)*dropGamma
+	j := 0
+	for ; j+1 < len(m); j += 2 {
+		h := splitMix(z)
+		z += dropGamma
+		m[j] = math.Float32frombits(keepBits(uint32(h), d.thr, keep))
+		m[j+1] = math.Float32frombits(keepBits(uint32(h>>32), d.thr, keep))
 	}
+	if j < len(m) {
+		m[j] = math.Float32frombits(keepBits(uint32(splitMix(z)), d.thr, keep))
+	}
+}
+
+// keepBits is keep when r ≥ thr, else 0 (the bits of pick's answer), as a
+// conditional move.
+func keepBits(r, thr, keep uint32) uint32 {
+	b := uint32(0)
+	if r >= thr {
+		b = keep
+	}
+	return b
 }
 
 func (d dropSpec) pick(r uint32) float32 {
@@ -375,8 +452,13 @@ func (d dropSpec) pick(r uint32) float32 {
 // (γ the golden-ratio increment): a counter-based generator whose outputs
 // for consecutive j pass BigCrush (Steele, Lea & Flood, 2014), so element
 // pairs j get independent uniform bits from one key.
-func dropBits(key, j uint64) uint64 {
-	z := key + (j+1)*0x9e3779b97f4a7c15
+func dropBits(key, j uint64) uint64 { return splitMix(key + (j+1)*dropGamma) }
+
+// dropGamma is SplitMix64's increment γ.
+const dropGamma = 0x9e3779b97f4a7c15
+
+// splitMix is SplitMix64's output function.
+func splitMix(z uint64) uint64 {
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
 	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
 	return z ^ (z >> 31)
