@@ -120,13 +120,13 @@ type Options struct {
 	// ValidateStart scores the start (after the topic start, before the
 	// first step) as epoch 0 of the history, for the record.
 	ValidateStart bool `json:"validate_start,omitempty"`
-	GrowEvery     int  `json:"grow_every"`  // epochs between tree updates (tree mode "grow")
+	GrowEvery     int  `json:"grow_every"` // epochs between tree updates (tree mode "grow")
 	// GrowPlace starts each topic that growth adds where its parent's
 	// documents lie farthest from the parent's other children
 	// (topicstart.PlaceAdded), instead of at its parent plus noise.
-	GrowPlace bool `json:"grow_place,omitempty"`
-	EmbedBatch    int  `json:"embed_batch"` // documents per inference batch
-	MaxNbrs       int  `json:"max_nbrs"`    // neighbours a document aggregates at inference
+	GrowPlace  bool `json:"grow_place,omitempty"`
+	EmbedBatch int  `json:"embed_batch"` // documents per inference batch
+	MaxNbrs    int  `json:"max_nbrs"`    // neighbours a document aggregates at inference
 
 	// Checkpoint, when set, is a directory where the state is saved after
 	// every epoch (atomically) and from which Resume continues.
