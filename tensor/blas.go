@@ -187,16 +187,30 @@ var avx512Cores = []string{"skylakex", "cooperlake", "sapphirerapids"}
 
 // ranksLast says whether an OpenBLAS found by searching should rank after
 // the fastest Go path (fastestGo), and why: when its kernels for this CPU
-// do not use AVX-512 although the CPU has it (go-avx512 runs). OpenBLAS
-// 0.3.21 does not know AMD's Zen 5 and runs its Haswell kernels there;
-// measured on one core of this machine (thread CPU time), its layer step
-// ran at 98 GFLOP/s and go-avx512's at 157, and with
-// OPENBLAS_CORETYPE=SkylakeX the two multiply alike.
+// do not use AVX-512 although the CPU has it (go-avx512 runs). With
+// Haswell kernels, measured on one core of this machine (thread CPU time),
+// OpenBLAS's layer step ran at 98 GFLOP/s and go-avx512's at 157, and
+// with OPENBLAS_CORETYPE=SkylakeX the two multiply alike. OpenBLAS 0.3.21
+// chooses Cooperlake (AVX-512) on this Zen 5 by itself; it ran Haswell
+// kernels here because the environment held OPENBLAS_CORETYPE=Haswell,
+// which OpenBLAS obeys, so the reason names that setting when present.
 func ranksLast(lib *blaslib.Lib, fastestGo string) (bool, string) {
 	if !lib.OpenBLAS || fastestGo != "go-avx512" || slices.Contains(avx512Cores, strings.ToLower(lib.Core)) {
 		return false, ""
 	}
-	return true, fmt.Sprintf("preferred to OpenBLAS, whose %s kernels leave this CPU's AVX-512 unused; GTFORMER_BLAS=openblas-runtime takes OpenBLAS", lib.Core)
+	return true, fmt.Sprintf("preferred to OpenBLAS, whose %s kernels%s leave this CPU's AVX-512 unused; GTFORMER_BLAS=openblas-runtime takes OpenBLAS", lib.Core, coreTypeNote())
+}
+
+// coreTypeNote says, for messages about OpenBLAS's kernels, that they were
+// set by OPENBLAS_CORETYPE rather than chosen for the CPU, when that
+// variable is set: a forgotten OPENBLAS_CORETYPE=Haswell in the
+// environment cost OpenBLAS a quarter of its embedding speed on an
+// AVX-512 CPU (850 docs/s against 1090), with nothing else to show why.
+func coreTypeNote() string {
+	if ct, ok := os.LookupEnv("OPENBLAS_CORETYPE"); ok {
+		return " (set by OPENBLAS_CORETYPE=" + ct + ")"
+	}
+	return ""
 }
 
 // loadLib loads the named library (GTFORMER_BLAS_LIB), or else searches
@@ -228,7 +242,7 @@ func loadLib(name string) (p *blasPath, last bool, goWhy string, err error) {
 	// the Go element-wise passes between products, and with the Go side's
 	// workers they would oversubscribe the cores.
 	lib.SetThreads(1)
-	kind, what := "openblas-runtime", lib.Config
+	kind, what := "openblas-runtime", lib.Config+coreTypeNote()
 	if !lib.OpenBLAS {
 		kind, what = "blas-runtime", "BLAS library"
 	}

@@ -204,3 +204,16 @@ func TestPathsAgree(t *testing.T) {
 		t.Logf("%s vs %s: largest relative difference %.2g", name, BLASPaths()[0], worst)
 	}
 }
+
+// TestRanksLastNamesCoreType: when OPENBLAS_CORETYPE chose OpenBLAS's
+// kernels, the reason says so (it, not the CPU, made them Haswell).
+func TestRanksLastNamesCoreType(t *testing.T) {
+	t.Setenv("OPENBLAS_CORETYPE", "Haswell")
+	if _, why := ranksLast(&blaslib.Lib{OpenBLAS: true, Core: "Haswell"}, "go-avx512"); !strings.Contains(why, "OPENBLAS_CORETYPE=Haswell") {
+		t.Errorf("with OPENBLAS_CORETYPE=Haswell: why %q does not name it", why)
+	}
+	os.Unsetenv("OPENBLAS_CORETYPE") // t.Setenv restores it afterwards
+	if _, why := ranksLast(&blaslib.Lib{OpenBLAS: true, Core: "Haswell"}, "go-avx512"); strings.Contains(why, "OPENBLAS_CORETYPE") {
+		t.Errorf("without OPENBLAS_CORETYPE: why %q names it", why)
+	}
+}
