@@ -287,20 +287,10 @@ func (t *Topics) Beta(tp *tensor.Tape, z *tensor.Tensor) *tensor.Tensor {
 }
 
 // addBackground adds w_level(t)·bg to each topic row of logits (T,V), with
-// the level weights of TreeConfig.BackgroundWeight: one shared row when
-// every weight is 1 (the background of every topic), a constant (T,V)
-// otherwise.
+// the level weights of TreeConfig.BackgroundWeight (1 at every level: the
+// background of every topic).
 func (t *Topics) addBackground(tp *tensor.Tape, logits *tensor.Tensor) *tensor.Tensor {
-	all1 := true
-	for r := 0; r < t.tab.T; r++ {
-		all1 = all1 && t.cfg.BackgroundWeight(int(t.tab.Level[r])) == 1
-	}
 	v := len(t.Background)
-	if all1 {
-		bg := tp.Alloc(false, v)
-		copy(bg.Data, t.Background)
-		return tp.AddRow(logits, bg)
-	}
 	bg := tp.Alloc(false, t.tab.T, v)
 	for r := 0; r < t.tab.T; r++ {
 		w := float32(t.cfg.BackgroundWeight(int(t.tab.Level[r])))
