@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 )
 
@@ -262,6 +263,42 @@ func idString(raw json.RawMessage) (string, error) {
 		return "", fmt.Errorf("want a string or an integer, got %s", raw)
 	}
 	return n.String(), nil
+}
+
+// ExtendedNeighbors returns the neighbour lists of g extended by nd, as
+// Extend(nd).Neighbors gives them (sorted ids, no duplicates, no
+// self-links), in time linear in nd's links: a known document's list is
+// its own followed by the new documents it links to (whose ids are all
+// larger), a new document's the distinct documents it links to. ok is
+// false when a link has no new end or names no document of the extended
+// graph (Extend's own checks then apply).
+func (g *Graph) ExtendedNeighbors(nd *NewDocs) (nbrs func(d int32) []int32, ok bool) {
+	known, total := int32(g.NumDocs()), int32(g.NumDocs()+len(nd.Tokens))
+	added := map[int32][]int32{}
+	for _, l := range nd.Links {
+		a, b := l[0], l[1]
+		if a < 0 || b < 0 || a >= total || b >= total || (a < known && b < known) {
+			return nil, false
+		}
+		if a != b {
+			added[a] = append(added[a], b)
+			added[b] = append(added[b], a)
+		}
+	}
+	for d, l := range added {
+		slices.Sort(l)
+		l = slices.Compact(l)
+		if d < known {
+			l = append(slices.Clone(g.Neighbors(int(d))), l...)
+		}
+		added[d] = l
+	}
+	return func(d int32) []int32 {
+		if l, ok := added[d]; ok || d >= known {
+			return l
+		}
+		return g.Neighbors(int(d))
+	}, true
 }
 
 // Extend returns a graph holding g's documents followed by the new ones,

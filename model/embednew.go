@@ -55,7 +55,7 @@ func (m *Model) EmbedNew(g *corpus.Graph, nd *corpus.NewDocs, maxNbrs, batch int
 // link between two known documents changes the corpus's own features and
 // neighbour lists: then the whole extended graph is derived again.
 func (m *Model) EmbedNewIn(k *KnownCorpus, nd *corpus.NewDocs, maxNbrs, batch int) *Embeddings {
-	if nbrs, ok := extendedNeighbors(k.Graph, nd); ok && (m.Cfg.FeatureHops == 0 || k.hop != nil) {
+	if nbrs, ok := k.Graph.ExtendedNeighbors(nd); ok && (m.Cfg.FeatureHops == 0 || k.hop != nil) {
 		return m.embedLocal(k, nd, nbrs, maxNbrs, batch)
 	}
 	g := k.Graph
@@ -66,42 +66,6 @@ func (m *Model) EmbedNewIn(k *KnownCorpus, nd *corpus.NewDocs, maxNbrs, batch in
 	}
 	nbrs := func(i int32) []int32 { return e.Neighbors(int(i)) }
 	return m.Embed(m.Inputs(e, nbrs), docs, nbrs, maxNbrs, batch)
-}
-
-// extendedNeighbors returns the neighbour lists of g extended by nd, in
-// the order Graph.Extend gives them (sorted ids, no duplicates, no
-// self-links), in time linear in nd's links: a known document's list is
-// its own followed by the new documents it links to (whose ids are all
-// larger), a new document's the distinct documents it links to. ok is
-// false when a link has no new end or names no document of the extended
-// graph (Extend's own checks then apply).
-func extendedNeighbors(g *corpus.Graph, nd *corpus.NewDocs) (nbrs func(d int32) []int32, ok bool) {
-	known, total := int32(g.NumDocs()), int32(g.NumDocs()+len(nd.Tokens))
-	added := map[int32][]int32{}
-	for _, l := range nd.Links {
-		a, b := l[0], l[1]
-		if a < 0 || b < 0 || a >= total || b >= total || (a < known && b < known) {
-			return nil, false
-		}
-		if a != b {
-			added[a] = append(added[a], b)
-			added[b] = append(added[b], a)
-		}
-	}
-	for d, l := range added {
-		slices.Sort(l)
-		l = slices.Compact(l)
-		if d < known {
-			l = append(slices.Clone(g.Neighbors(int(d))), l...)
-		}
-		added[d] = l
-	}
-	return func(d int32) []int32 {
-		if l, ok := added[d]; ok || d >= known {
-			return l
-		}
-		return g.Neighbors(int(d))
-	}, true
 }
 
 // embedLocal is EmbedNewIn over the documents the embedding reads
