@@ -190,6 +190,14 @@ type TreeConfig struct {
 	// sharper: the paths' stick-breaking then commits each document to
 	// one path.
 	FDContrast float64 `json:"fd_contrast,omitempty"`
+	// FDLevelRadius and FDLevelTemp are the level σ's own r and t (the
+	// similarity of documents to the level points, which sets how a
+	// document's words divide among the levels) when FDLevelTemp > 0; 0
+	// (the default, and configs saved before they existed): the path σ's
+	// r and t serve both. train's similarity fit (Options.FitSimilarity)
+	// sets them.
+	FDLevelRadius float64 `json:"fd_level_radius,omitempty"`
+	FDLevelTemp   float64 `json:"fd_level_temp,omitempty"`
 	// PruneBy is what growth compares with SPrune: "subtree" (the paper:
 	// the θ mass of the topic and its descendants) or "path" (the share of
 	// the words whose document's path runs through the topic,
@@ -294,6 +302,8 @@ func (c *Config) Validate() error {
 	check(len(t.BackgroundLevels) == 0 || t.Background, "background level weights need the background")
 	check(t.FDRadius >= 0 && !math.IsInf(t.FDRadius, 1), "Fermi-Dirac radius %g must be non-negative and finite", t.FDRadius)
 	check(t.FDTemp >= 0 && !math.IsInf(t.FDTemp, 1), "Fermi-Dirac temperature %g must be non-negative and finite (0 means 1)", t.FDTemp)
+	check(t.FDLevelRadius >= 0 && !math.IsInf(t.FDLevelRadius, 1), "level Fermi-Dirac radius %g must be non-negative and finite", t.FDLevelRadius)
+	check(t.FDLevelTemp >= 0 && !math.IsInf(t.FDLevelTemp, 1), "level Fermi-Dirac temperature %g must be non-negative and finite (0: the path's r and t)", t.FDLevelTemp)
 	check(t.FDTrack >= 0 && t.FDTrack <= 1, "Fermi-Dirac tracking rate %g outside [0,1]", t.FDTrack)
 	check(t.FDContrast == 0 || (t.FDContrast > 0.5 && t.FDContrast < 1), "Fermi-Dirac calibration contrast %g outside (0.5, 1) (0: the default)", t.FDContrast)
 	check(t.PruneBy == "" || t.PruneBy == "subtree" || t.PruneBy == "path", "prune by %q: want subtree or path", t.PruneBy)

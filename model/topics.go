@@ -76,6 +76,12 @@ func (m *Model) SetSimilarity(r, t float64) {
 	m.Cfg.Tree.FDRadius, m.Cfg.Tree.FDTemp = r, t
 }
 
+// SetLevelSimilarity gives the level σ its own radius r and temperature t
+// (t = 0: the path σ's serve both).
+func (m *Model) SetLevelSimilarity(r, t float64) {
+	m.Cfg.Tree.FDLevelRadius, m.Cfg.Tree.FDLevelTemp = r, t
+}
+
 // DecoderInitStd is the initial standard deviation of the decoder rows U:
 // large, so that β starts distinct per topic. The price: at the shared
 // learning rate U barely moves, and the topics' word distributions are
@@ -255,8 +261,9 @@ func (t *Topics) cell(tp *tensor.Tape, zParent, zLeft *tensor.Tensor, rows []int
 // levels, then path and level stick-breaking.
 func (t *Topics) Theta(tp *tensor.Tape, d, z, zh *tensor.Tensor) *tensor.Tensor {
 	r, temp := t.Similarity()
+	rh, th := t.LevelSimilarity()
 	sT := hnn.FermiDiracRT(tp, t.M.PairSqDist(tp, d, z), r, temp)
-	sH := hnn.FermiDiracRT(tp, t.M.PairSqDist(tp, d, zh), r, temp)
+	sH := hnn.FermiDiracRT(tp, t.M.PairSqDist(tp, d, zh), rh, th)
 	return topictree.Theta(tp, t.tab, sT, sH)
 }
 
@@ -268,6 +275,15 @@ func (t *Topics) Similarity() (r, temp float64) {
 		temp = 1
 	}
 	return t.cfg.FDRadius, temp
+}
+
+// LevelSimilarity returns the level σ's radius and temperature: its own
+// (FDLevelRadius, FDLevelTemp) when set, else the path σ's.
+func (t *Topics) LevelSimilarity() (r, temp float64) {
+	if t.cfg.FDLevelTemp > 0 {
+		return t.cfg.FDLevelRadius, t.cfg.FDLevelTemp
+	}
+	return t.Similarity()
 }
 
 // Beta returns the topic-word distributions β (T,V): row t is

@@ -88,6 +88,17 @@ type Options struct {
 	// the final θ, which the joint steps leave behind as the documents
 	// move. 0: none.
 	DecoderRefit int `json:"decoder_refit,omitempty"`
+	// FitSimilarity ends training by fitting σ's radius r and temperature
+	// t to the training documents' words (topicstart.FitSimilarity), before
+	// the last validation (and with DecoderRefit, once before the refit and
+	// once after it): r and t are set from
+	// the documents' distances for the embeddings' sake and never see the
+	// words; fitted last, they change θ (perplexity, level shares) and
+	// the embeddings only through the tree embedding that θ weights.
+	// It fits the last state, so it needs Select "last".
+	// "shared" fits one r and t for the path and level σ, as training has
+	// them; "levels" gives the level σ its own; "" (or "none"): no fit.
+	FitSimilarity string `json:"fit_similarity,omitempty"`
 	// FinalPrune ends a growing tree's training with one more tree update
 	// that prunes (as growth does) but adds nothing, before the last
 	// validation: the topics added by the last growth had no pruning
@@ -216,6 +227,8 @@ func (o *Options) Validate() error {
 	check(o.TopicInit == "fit" || o.TopicInit == "kmeans" || o.TopicInit == "random" || o.TopicInit == "", "topic init %q: want fit, kmeans or random", o.TopicInit)
 	check(o.TopicWarmup >= 0 && o.TopicWarmupBatch >= 0, "topic warm-up of %d steps × %d documents must be non-negative", o.TopicWarmup, o.TopicWarmupBatch)
 	check(o.TopicWarmupLR >= 0 && !math.IsInf(o.TopicWarmupLR, 0), "topic warm-up learning rate %g must be non-negative and finite", o.TopicWarmupLR)
+	check(o.FitSimilarity == "" || o.FitSimilarity == "none" || o.FitSimilarity == "shared" || o.FitSimilarity == "levels", "similarity fit %q: want none, shared or levels", o.FitSimilarity)
+	check(o.FitSimilarity == "" || o.FitSimilarity == "none" || o.Select == "last", "a similarity fit (%s) fits the last state, and --select %s may keep another: use --select last", o.FitSimilarity, o.Select)
 	check(o.DecoderRefit >= 0, "decoder refit of %d steps must be non-negative", o.DecoderRefit)
 	check(o.TopicRefit >= 0, "topic refit epoch %d must be non-negative", o.TopicRefit)
 	check(o.SimilarityTrack >= 0 && o.SimilarityTrack <= 1, "similarity tracking rate %g outside [0,1]", o.SimilarityTrack)

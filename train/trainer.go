@@ -405,8 +405,8 @@ func (t *Trainer) Run() error {
 				return err
 			}
 		}
-		if last && t.Opt.DecoderRefit > 0 {
-			if err := t.refitDecoder(); err != nil {
+		if last {
+			if err := t.finish(); err != nil {
 				return err
 			}
 		}
@@ -511,6 +511,48 @@ func (t *Trainer) refitDecoder() error {
 		return err
 	}
 	fmt.Fprintf(t.log, "decoder refit: %d steps, topic NLL %.3f per token (%.1fs)\n", t.Opt.DecoderRefit, nll, time.Since(began).Seconds())
+	return nil
+}
+
+// finish runs the end-of-training fits that Options ask for: the
+// similarity fit (σ to the final θ's words), the decoder refit (U to that
+// θ), and, when both, the similarity fit once more to the refitted
+// decoder.
+func (t *Trainer) finish() error {
+	fit := t.Opt.FitSimilarity != "" && t.Opt.FitSimilarity != "none"
+	if fit {
+		if err := t.fitSimilarity(); err != nil {
+			return err
+		}
+	}
+	if t.Opt.DecoderRefit > 0 {
+		if err := t.refitDecoder(); err != nil {
+			return err
+		}
+		if fit {
+			return t.fitSimilarity()
+		}
+	}
+	return nil
+}
+
+// fitSimilarity fits σ's r and t to the training documents' words as the
+// current weights embed them (see Options.FitSimilarity).
+func (t *Trainer) fitSimilarity() error {
+	defer t.Opt.Phases.Start("topic start")()
+	var emb *model.Embeddings
+	if t.cache != nil {
+		emb = t.embedCached(t.vs.Train)
+	} else {
+		emb = t.embedTrain(t.vs.Train)
+	}
+	r0, t0 := t.Model.Topics.Similarity()
+	f, err := topicstart.FitSimilarity(t.Model, emb.Tangent, t.In, t.vs.Train, t.Opt.FitSimilarity == "levels")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(t.log, "similarity fit to the words (%s): r %.4g → %.4g, t %.4g → %.4g, levels' r %.4g, t %.4g; topic NLL %.4f → %.4f per token\n",
+		t.Opt.FitSimilarity, r0, f.R, t0, f.T, f.LevelR, f.LevelT, f.Before, f.After)
 	return nil
 }
 

@@ -55,6 +55,7 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&o.TopicWarmup, "topic-warmup", o.TopicWarmup, "decoder-only steps of --topic-init fit")
 	fs.BoolVar(&o.FinalPrune, "final-prune", o.FinalPrune, "end a growing tree's training with a tree update that prunes (as growth does) and adds nothing, before the last validation")
 	fs.IntVar(&o.DecoderRefit, "decoder-refit", o.DecoderRefit, "end training with this many decoder-only steps on the final document embeddings, before the last validation (0: none)")
+	fs.StringVar(&o.FitSimilarity, "fit-similarity", o.FitSimilarity, "end training by fitting σ's r and t to the training documents' words (how sharply θ commits a document to a path), before the last validation: shared (one r and t for paths and levels), levels (the level σ gets its own) or none")
 	fs.IntVar(&o.TopicRefit, "topic-refit", o.TopicRefit, "redo the topic start after this epoch, on the trained document embeddings (0: never)")
 	fs.Float64Var(&o.SimilarityTrack, "similarity-track", o.SimilarityTrack, "with --topic-init fit: rate at which σ's r and t follow the documents' spread after every step (0: fixed at the initial calibration)")
 	fs.BoolVar(&o.MaskTargets, "mask-targets", o.MaskTargets, "hide each training batch's target links from the neighbours and hop features of their ends, as held-out links are at test time")

@@ -1,0 +1,57 @@
+package train
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestFitSimilarityEndsTraining: the similarity fit runs after the last
+// epoch and changes σ alone: the weights are those of the same run without
+// it, bit for bit; σ's r and t moved, with the level σ its own under
+// "levels"; an unknown setting is refused.
+func TestFitSimilarityEndsTraining(t *testing.T) {
+	g, s := tinyData(t)
+	run := func(fit string) *Trainer {
+		opt := tinyOptions(2, "cache", 5)
+		opt.FitSimilarity = fit
+		opt.Select = "last"
+		tr := newTrainer(t, g, s, tinyConfig(g), opt)
+		var log strings.Builder
+		tr.Opt.Log = &log
+		tr.log = &log
+		if err := tr.Run(); err != nil {
+			t.Fatal(err)
+		}
+		if has := strings.Contains(log.String(), "similarity fit to the words"); has != (fit != "" && fit != "none") {
+			t.Errorf("fit %q: log line present = %v:\n%s", fit, has, log.String())
+		}
+		return tr
+	}
+	none, shared, levels := run("none"), run("shared"), run("levels")
+	for name, tr := range map[string]*Trainer{"shared": shared, "levels": levels} {
+		if d := diffBits(paramBits(none.Model), paramBits(tr.Model)); d != "" {
+			t.Errorf("%s: weights differ from the run without the fit: %s", name, d)
+		}
+	}
+	r0, t0 := none.Model.Topics.Similarity()
+	r1, t1 := shared.Model.Topics.Similarity()
+	if r0 == r1 && t0 == t1 {
+		t.Errorf("shared fit left r, t = %v, %v where they were:\n%s", r1, t1, shared.Opt.Log)
+	}
+	if shared.Model.Cfg.Tree.FDLevelTemp != 0 {
+		t.Errorf("shared fit gave the level σ its own temperature %v", shared.Model.Cfg.Tree.FDLevelTemp)
+	}
+	if levels.Model.Cfg.Tree.FDLevelTemp <= 0 {
+		t.Errorf("levels fit left the level σ without its own r and t")
+	}
+	if err := levels.Model.Cfg.Validate(); err != nil {
+		t.Errorf("fitted config does not validate: %v", err)
+	}
+	for _, c := range []struct{ fit, sel string }{{"sometimes", "last"}, {"shared", "best"}} {
+		bad := tinyOptions(1, "cache", 5)
+		bad.FitSimilarity, bad.Select = c.fit, c.sel
+		if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "similarity fit") {
+			t.Errorf("FitSimilarity %q, Select %q: error %v", c.fit, c.sel, err)
+		}
+	}
+}
