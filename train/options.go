@@ -95,7 +95,8 @@ type Options struct {
 	// the documents' distances for the embeddings' sake and never see the
 	// words; fitted last, they change θ (perplexity, level shares) and
 	// the embeddings only through the tree embedding that θ weights.
-	// It fits the last state, so it needs Select "last".
+	// With Select "best" the kept state is fitted again after it is
+	// restored.
 	// "shared" fits one r and t for the path and level σ, as training has
 	// them; "levels" gives the level σ its own; "" (or "none"): no fit.
 	FitSimilarity string `json:"fit_similarity,omitempty"`
@@ -194,7 +195,7 @@ func DefaultOptions() Options {
 	return Options{
 		Epochs: 6, BatchLinks: 32, MaskTargets: true, Select: "last", LR: 1e-3, LRFloor: 1e-5, Warmup: 100,
 		WeightDecay: 0.01, Clip: 1, Seed: 1, Nesting: "cache", TopicInit: "fit", DecoderLRScale: 10,
-		TopicWarmup: 300, TopicWarmupBatch: 256, TopicWarmupLR: 0.03, SimilarityTrack: 0.05, TopicRefit: 1,
+		TopicWarmup: 300, TopicWarmupBatch: 256, TopicWarmupLR: 0.03, SimilarityTrack: 0.05, TopicRefit: 1, FitSimilarity: "shared",
 		ValidEvery: 1, GrowEvery: 2, EmbedBatch: 128, MaxNbrs: 64, SampleDocs: DefaultSampleDocs,
 	}
 }
@@ -228,7 +229,6 @@ func (o *Options) Validate() error {
 	check(o.TopicWarmup >= 0 && o.TopicWarmupBatch >= 0, "topic warm-up of %d steps × %d documents must be non-negative", o.TopicWarmup, o.TopicWarmupBatch)
 	check(o.TopicWarmupLR >= 0 && !math.IsInf(o.TopicWarmupLR, 0), "topic warm-up learning rate %g must be non-negative and finite", o.TopicWarmupLR)
 	check(o.FitSimilarity == "" || o.FitSimilarity == "none" || o.FitSimilarity == "shared" || o.FitSimilarity == "levels", "similarity fit %q: want none, shared or levels", o.FitSimilarity)
-	check(o.FitSimilarity == "" || o.FitSimilarity == "none" || o.Select == "last", "a similarity fit (%s) fits the last state, and --select %s may keep another: use --select last", o.FitSimilarity, o.Select)
 	check(o.DecoderRefit >= 0, "decoder refit of %d steps must be non-negative", o.DecoderRefit)
 	check(o.TopicRefit >= 0, "topic refit epoch %d must be non-negative", o.TopicRefit)
 	check(o.SimilarityTrack >= 0 && o.SimilarityTrack <= 1, "similarity tracking rate %g outside [0,1]", o.SimilarityTrack)

@@ -47,11 +47,30 @@ func TestFitSimilarityEndsTraining(t *testing.T) {
 	if err := levels.Model.Cfg.Validate(); err != nil {
 		t.Errorf("fitted config does not validate: %v", err)
 	}
-	for _, c := range []struct{ fit, sel string }{{"sometimes", "last"}, {"shared", "best"}} {
-		bad := tinyOptions(1, "cache", 5)
-		bad.FitSimilarity, bad.Select = c.fit, c.sel
-		if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "similarity fit") {
-			t.Errorf("FitSimilarity %q, Select %q: error %v", c.fit, c.sel, err)
+	bad := tinyOptions(1, "cache", 5)
+	bad.FitSimilarity = "sometimes"
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "similarity fit") {
+		t.Errorf("FitSimilarity %q: error %v", bad.FitSimilarity, err)
+	}
+
+	// Select best: a kept state other than the last is fitted again after
+	// it is restored.
+	for _, seed := range []uint64{5, 6, 7} {
+		opt := tinyOptions(3, "cache", seed)
+		opt.FitSimilarity, opt.Select = "shared", "best"
+		tr := newTrainer(t, g, s, tinyConfig(g), opt)
+		var log strings.Builder
+		tr.Opt.Log = &log
+		tr.log = &log
+		if err := tr.Run(); err != nil {
+			t.Fatal(err)
+		}
+		want := 1
+		if tr.State.BestEpoch != tr.State.Epoch {
+			want = 2
+		}
+		if got := strings.Count(log.String(), "similarity fit to the words"); got != want {
+			t.Errorf("seed %d, kept epoch %d of %d: %d similarity fits, want %d:\n%s", seed, tr.State.BestEpoch, tr.State.Epoch, got, want, log.String())
 		}
 	}
 }

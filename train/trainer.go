@@ -430,6 +430,11 @@ func (t *Trainer) Run() error {
 	if t.best != nil {
 		t.restoreParams(t.best)
 		fmt.Fprintf(t.log, "kept the state of epoch %d (best validation score %.2f)\n", t.State.BestEpoch, t.State.BestScore)
+		// The kept state's σ is fitted to its own θ, as the last state's
+		// was before its validation.
+		if t.fitsSimilarity() && t.State.Epoch == t.Opt.Epochs && t.State.BestEpoch != t.State.Epoch {
+			return t.fitSimilarity()
+		}
 	}
 	return nil
 }
@@ -519,7 +524,7 @@ func (t *Trainer) refitDecoder() error {
 // θ), and, when both, the similarity fit once more to the refitted
 // decoder.
 func (t *Trainer) finish() error {
-	fit := t.Opt.FitSimilarity != "" && t.Opt.FitSimilarity != "none"
+	fit := t.fitsSimilarity()
 	if fit {
 		if err := t.fitSimilarity(); err != nil {
 			return err
@@ -534,6 +539,10 @@ func (t *Trainer) finish() error {
 		}
 	}
 	return nil
+}
+
+func (t *Trainer) fitsSimilarity() bool {
+	return t.Opt.FitSimilarity != "" && t.Opt.FitSimilarity != "none"
 }
 
 // fitSimilarity fits σ's r and t to the training documents' words as the
