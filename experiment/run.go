@@ -197,14 +197,23 @@ func checkSpec(dir string, want runSpec) error {
 	}
 	delete(have, "command")
 	want.Command = ""
-	// Only settings both sides know are compared: a setting added to (or
-	// removed from) gtformer after the run was made must not lock an
-	// experiment out of its own finished runs.
+	// A setting removed from gtformer since the run was made is not
+	// compared (nothing reads it now). A setting added since is absent
+	// from the old file, which means its zero value: gtformer's options
+	// are added so that zero is the behaviour from before they existed
+	// (and the JSON omits zero values), so a run made before a new
+	// setting agrees with a plan that leaves it at zero, and differs from
+	// one whose value (or new default) is not.
 	a, b := flatten(have), flatten(want)
 	var diff []string
 	for _, k := range slices.Sorted(maps.Keys(a)) {
 		if bk, ok := b[k]; ok && a[k] != bk {
 			diff = append(diff, fmt.Sprintf("%s %s, now %s", k, a[k], bk))
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(b)) {
+		if _, ok := a[k]; !ok && !zeroJSON(b[k]) {
+			diff = append(diff, fmt.Sprintf("%s absent (made before it, so its zero value), now %s", k, b[k]))
 		}
 	}
 	if len(diff) > 0 {
@@ -215,6 +224,15 @@ func checkSpec(dir string, want runSpec) error {
 
 // flatten maps a value, as JSON, to dotted paths and the JSON text of each
 // leaf.
+// zeroJSON reports whether v (one value of flatten) is a JSON zero value.
+func zeroJSON(v string) bool {
+	switch v {
+	case "0", `""`, "false", "null", "[]", "{}":
+		return true
+	}
+	return false
+}
+
 func flatten(v any) map[string]string {
 	raw, _ := json.Marshal(v)
 	var tree any

@@ -335,8 +335,9 @@ func TestPlanValidate(t *testing.T) {
 }
 
 // TestCheckSpec: a run folder's run.json must agree with the plan on every
-// setting both know; settings it predates (or that were removed since) do
-// not count, nor does the command line.
+// setting both know; a setting it predates counts as its zero value (so it
+// agrees with a plan that leaves it at zero), one removed since does not
+// count, nor does the command line.
 func TestCheckSpec(t *testing.T) {
 	var loads int
 	p := tinyPlan("out", &loads)
@@ -362,7 +363,8 @@ func TestCheckSpec(t *testing.T) {
 	}{
 		{"same", func(map[string]any) {}, ""},
 		{"other command", func(m map[string]any) { m["command"] = "gtformer experiment --data builtin" }, ""},
-		{"predates a setting", func(m map[string]any) { delete(m["options"].(map[string]any), "warmup") }, ""},
+		{"predates a setting left at zero", func(m map[string]any) { delete(m["config"].(map[string]any)["tree"].(map[string]any), "fd_radius") }, ""},
+		{"predates a setting whose default is not zero", func(m map[string]any) { delete(m["options"].(map[string]any), "warmup") }, "options.warmup absent (made before it, so its zero value), now 100"},
 		{"a setting since removed", func(m map[string]any) { m["config"].(map[string]any)["old_knob"] = 3 }, ""},
 		{"other width", func(m map[string]any) { m["config"].(map[string]any)["width"] = 32 }, "config.width 32, now 16"},
 		{"other tree", func(m map[string]any) { m["config"].(map[string]any)["tree"].(map[string]any)["mode"] = "flat" }, `config.tree.mode "flat", now "grow"`},
