@@ -80,3 +80,46 @@ func RowStats8(x []float32, stride, c int, mu, q *[8]float32) bool {
 	rowStats8AVX2(&x[0], stride, c, float32(c), mu, q)
 	return true
 }
+
+// LNGradRow adds LayerNorm's input gradient for one row,
+//
+//	d_j = r·((dy_j·gam_j − sg) − xh_j·sgx),
+//
+// to dx (dx_j += d_j) and, when dr is not nil, to dr (dr_j += d_j, or
+// d_j·mask_j when mask is not nil): each operation rounded on its own, in
+// that order, as the scalar float32 loop rounds it, eight lanes at a time
+// where the CPU has AVX2. dy, gam, xh, dx and the non-nil dr and mask have
+// the same length.
+func LNGradRow(dx, dr, dy, gam, xh, mask []float32, r, sg, sgx float32) {
+	n := len(dy)
+	gam, xh, dx = gam[:n], xh[:n], dx[:n]
+	if dr != nil {
+		dr = dr[:n]
+		if mask != nil {
+			mask = mask[:n]
+		}
+	}
+	v := 0
+	if hasAVX2FMA && n >= 8 {
+		v = n &^ 7
+		var drp, mp *float32
+		if dr != nil {
+			drp = &dr[0]
+			if mask != nil {
+				mp = &mask[0]
+			}
+		}
+		lnGradAVX2(&dx[0], drp, &dy[0], &gam[0], &xh[0], mp, v, r, sg, sgx)
+	}
+	for j := v; j < n; j++ {
+		d := r * (dy[j]*gam[j] - sg - xh[j]*sgx)
+		dx[j] += d
+		if dr != nil {
+			if mask != nil {
+				dr[j] += d * mask[j]
+			} else {
+				dr[j] += d
+			}
+		}
+	}
+}

@@ -250,3 +250,80 @@ sqloop:
 	VMOVUPS Y9, (AX)
 	VZEROUPPER
 	RET
+
+// func lnGradAVX2(dx, dr, dy, gam, xh, mask *float32, n int, r, sg, sgx float32)
+//
+// For i < n (a multiple of 8): d = r·((dy·gam − sg) − xh·sgx), each
+// operation rounded on its own (no fused multiply-add); dx += d; with dr,
+// dr += d (mask nil) or d·mask.
+TEXT ·lnGradAVX2(SB), NOSPLIT, $0-68
+	MOVQ         dx+0(FP), DI
+	MOVQ         dr+8(FP), R8
+	MOVQ         dy+16(FP), SI
+	MOVQ         gam+24(FP), DX
+	MOVQ         xh+32(FP), BX
+	MOVQ         mask+40(FP), R9
+	MOVQ         n+48(FP), CX
+	VBROADCASTSS r+56(FP), Y13
+	VBROADCASTSS sg+60(FP), Y14
+	VBROADCASTSS sgx+64(FP), Y15
+	SHRQ         $3, CX
+	JZ           lgdone
+	XORQ         AX, AX
+	TESTQ        R8, R8
+	JZ           lgdx
+	TESTQ        R9, R9
+	JZ           lgdr
+
+lgmask:
+	VMOVUPS (SI)(AX*1), Y0
+	VMULPS  (DX)(AX*1), Y0, Y0 // g = dy·gam
+	VSUBPS  Y14, Y0, Y0        // g − sg
+	VMOVUPS (BX)(AX*1), Y1
+	VMULPS  Y15, Y1, Y1        // xh·sgx
+	VSUBPS  Y1, Y0, Y0
+	VMULPS  Y0, Y13, Y0        // d = r·(…)
+	VADDPS  (DI)(AX*1), Y0, Y2
+	VMOVUPS Y2, (DI)(AX*1)
+	VMULPS  (R9)(AX*1), Y0, Y3 // d·mask
+	VADDPS  (R8)(AX*1), Y3, Y3
+	VMOVUPS Y3, (R8)(AX*1)
+	ADDQ    $32, AX
+	DECQ    CX
+	JNZ     lgmask
+	JMP     lgdone
+
+lgdr:
+	VMOVUPS (SI)(AX*1), Y0
+	VMULPS  (DX)(AX*1), Y0, Y0
+	VSUBPS  Y14, Y0, Y0
+	VMOVUPS (BX)(AX*1), Y1
+	VMULPS  Y15, Y1, Y1
+	VSUBPS  Y1, Y0, Y0
+	VMULPS  Y0, Y13, Y0
+	VADDPS  (DI)(AX*1), Y0, Y2
+	VMOVUPS Y2, (DI)(AX*1)
+	VADDPS  (R8)(AX*1), Y0, Y3
+	VMOVUPS Y3, (R8)(AX*1)
+	ADDQ    $32, AX
+	DECQ    CX
+	JNZ     lgdr
+	JMP     lgdone
+
+lgdx:
+	VMOVUPS (SI)(AX*1), Y0
+	VMULPS  (DX)(AX*1), Y0, Y0
+	VSUBPS  Y14, Y0, Y0
+	VMOVUPS (BX)(AX*1), Y1
+	VMULPS  Y15, Y1, Y1
+	VSUBPS  Y1, Y0, Y0
+	VMULPS  Y0, Y13, Y0
+	VADDPS  (DI)(AX*1), Y0, Y2
+	VMOVUPS Y2, (DI)(AX*1)
+	ADDQ    $32, AX
+	DECQ    CX
+	JNZ     lgdx
+
+lgdone:
+	VZEROUPPER
+	RET
