@@ -84,3 +84,9 @@ func rowStats8AVX2(x *float32, stride, c int, cf float32, mu, q *[8]float32)
 //
 //go:noescape
 func lnGradAVX2(dx, dr, dy, gam, xh, mask *float32, n int, r, sg, sgx float32)
+
+// softmaxGradAVX2 is SoftmaxGradRow's vector part over n elements (a
+// multiple of 8); see rows_amd64.s.
+//
+//go:noescape
+func softmaxGradAVX2(p, d *float32, n int, a, s float32)

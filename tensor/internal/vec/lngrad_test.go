@@ -50,3 +50,26 @@ func TestLNGradRowMatchesScalar(t *testing.T) {
 		}
 	}
 }
+
+// TestSoftmaxGradRowMatchesScalar checks SoftmaxGradRow against the scalar
+// expression bit for bit for every length up to 40.
+func TestSoftmaxGradRowMatchesScalar(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	for n := range 41 {
+		p, d := make([]float32, n), make([]float32, n)
+		for j := range n {
+			p[j], d[j] = float32(rng.Float64()), float32(rng.NormFloat64())
+		}
+		a, s := float32(0.17677669), float32(rng.NormFloat64())
+		want := make([]float32, n)
+		for j := range n {
+			want[j] = a * p[j] * (d[j] - s)
+		}
+		SoftmaxGradRow(p, d, a, s)
+		for j := range n {
+			if math.Float32bits(p[j]) != math.Float32bits(want[j]) {
+				t.Fatalf("n %d element %d: %v, scalar %v", n, j, p[j], want[j])
+			}
+		}
+	}
+}

@@ -123,3 +123,20 @@ func LNGradRow(dx, dr, dy, gam, xh, mask []float32, r, sg, sgx float32) {
 		}
 	}
 }
+
+// SoftmaxGradRow overwrites p with softmax's backward for one row,
+// p_j = (a·p_j)·(d_j − s), each operation rounded on its own as the scalar
+// float32 expression rounds it, eight lanes at a time where the CPU has
+// AVX2. d has p's length.
+func SoftmaxGradRow(p, d []float32, a, s float32) {
+	n := len(p)
+	d = d[:n]
+	v := 0
+	if hasAVX2FMA && n >= 8 {
+		v = n &^ 7
+		softmaxGradAVX2(&p[0], &d[0], v, a, s)
+	}
+	for j := v; j < n; j++ {
+		p[j] = a * p[j] * (d[j] - s)
+	}
+}

@@ -327,3 +327,31 @@ lgdx:
 lgdone:
 	VZEROUPPER
 	RET
+
+// func softmaxGradAVX2(p, d *float32, n int, a, s float32)
+//
+// p[i] = (a·p[i])·(d[i] − s) for i < n (a multiple of 8), each operation
+// rounded on its own.
+TEXT ·softmaxGradAVX2(SB), NOSPLIT, $0-32
+	MOVQ         p+0(FP), DI
+	MOVQ         d+8(FP), SI
+	MOVQ         n+16(FP), CX
+	VBROADCASTSS a+24(FP), Y14
+	VBROADCASTSS s+28(FP), Y15
+	SHRQ         $3, CX
+	JZ           sgdone
+
+sgloop:
+	VMULPS  (DI), Y14, Y0 // a·p
+	VMOVUPS (SI), Y1
+	VSUBPS  Y15, Y1, Y1   // d − s
+	VMULPS  Y1, Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, DI
+	ADDQ    $32, SI
+	DECQ    CX
+	JNZ     sgloop
+
+sgdone:
+	VZEROUPPER
+	RET
