@@ -30,3 +30,20 @@ func adamRow(p, g, m, v []float32, k *[9]float64) {
 	}
 	adamRowGo(p[done:], g[done:], m[done:], v[done:], k)
 }
+
+// scaleAVX writes g[i] = float32(float64(g[i])·s) for i < n (a multiple
+// of 4), four float64 lanes at a time: the conversions and the one
+// multiply of the scalar loop, so the same bits. See adam_amd64.s.
+//
+//go:noescape
+func scaleAVX(gr *float32, n int, s float64)
+
+// scaleRow is scaleGrad's per-range loop (see there).
+func scaleRow(g []float32, s float64) {
+	done := 0
+	if hasAVX && len(g) >= 4 {
+		done = len(g) &^ 3
+		scaleAVX(&g[0], done, s)
+	}
+	scaleRowGo(g[done:], s)
+}

@@ -67,3 +67,26 @@ loop:
 
 done:
 	RET
+
+// func scaleAVX(gr *float32, n int, s float64)
+//
+// g[i] = float32(float64(g[i])·s) for i < n (a multiple of 4).
+TEXT ·scaleAVX(SB), NOSPLIT, $0-24
+	MOVQ         gr+0(FP), DI
+	MOVQ         n+8(FP), CX
+	VBROADCASTSD s+16(FP), Y15
+	SHRQ         $2, CX
+	JZ           sdone
+
+sloop:
+	VCVTPS2PD  (DI), Y0
+	VMULPD     Y15, Y0, Y0
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X0, (DI)
+	ADDQ       $16, DI
+	DECQ       CX
+	JNZ        sloop
+	VZEROUPPER
+
+sdone:
+	RET
