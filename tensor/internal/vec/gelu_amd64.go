@@ -90,3 +90,9 @@ func lnGradAVX2(dx, dr, dy, gam, xh, mask *float32, n int, r, sg, sgx float32)
 //
 //go:noescape
 func softmaxGradAVX2(p, d *float32, n int, a, s float32)
+
+// addScaledAVX2 is AddScaled's vector part over n elements (a multiple of
+// 8); see rows_amd64.s.
+//
+//go:noescape
+func addScaledAVX2(y, x *float32, n int, a float32)

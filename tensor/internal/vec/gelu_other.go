@@ -42,3 +42,5 @@ func lnGradAVX2(dx, dr, dy, gam, xh, mask *float32, n int, r, sg, sgx float32) {
 func softmaxGradAVX2(p, d *float32, n int, a, s float32) {
 	panic("vec: softmaxGradAVX2 without AVX2")
 }
+
+func addScaledAVX2(y, x *float32, n int, a float32) { panic("vec: addScaledAVX2 without AVX2") }

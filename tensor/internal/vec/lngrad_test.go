@@ -73,3 +73,26 @@ func TestSoftmaxGradRowMatchesScalar(t *testing.T) {
 		}
 	}
 }
+
+// TestAddScaledMatchesScalar checks AddScaled against the scalar loop bit
+// for bit for every length up to 40.
+func TestAddScaledMatchesScalar(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	for n := range 41 {
+		y, x := make([]float32, n), make([]float32, n)
+		for j := range n {
+			y[j], x[j] = float32(rng.NormFloat64()), float32(rng.NormFloat64()*1e3)
+		}
+		a := float32(rng.NormFloat64() * 1e-2)
+		want := append([]float32(nil), y...)
+		for j := range n {
+			want[j] += a * x[j]
+		}
+		AddScaled(y, x, a)
+		for j := range n {
+			if math.Float32bits(y[j]) != math.Float32bits(want[j]) {
+				t.Fatalf("n %d element %d: %v, scalar %v", n, j, y[j], want[j])
+			}
+		}
+	}
+}

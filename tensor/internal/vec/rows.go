@@ -140,3 +140,19 @@ func SoftmaxGradRow(p, d []float32, a, s float32) {
 		p[j] = a * p[j] * (d[j] - s)
 	}
 }
+
+// AddScaled adds a·x to y (y[i] += a·x[i]), the product rounded before its
+// add as the scalar float32 loop rounds it (no fused multiply-add), eight
+// lanes at a time where the CPU has AVX2. x has y's length.
+func AddScaled(y, x []float32, a float32) {
+	n := len(y)
+	x = x[:n]
+	v := 0
+	if hasAVX2FMA && n >= 8 {
+		v = n &^ 7
+		addScaledAVX2(&y[0], &x[0], v, a)
+	}
+	for j := v; j < n; j++ {
+		y[j] += a * x[j]
+	}
+}

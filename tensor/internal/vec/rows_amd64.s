@@ -355,3 +355,28 @@ sgloop:
 sgdone:
 	VZEROUPPER
 	RET
+
+// func addScaledAVX2(y, x *float32, n int, a float32)
+//
+// y[i] += a·x[i] for i < n (a multiple of 8), the product rounded before
+// the add.
+TEXT ·addScaledAVX2(SB), NOSPLIT, $0-28
+	MOVQ         y+0(FP), DI
+	MOVQ         x+8(FP), SI
+	MOVQ         n+16(FP), CX
+	VBROADCASTSS a+24(FP), Y15
+	SHRQ         $3, CX
+	JZ           asdone
+
+asloop:
+	VMULPS  (SI), Y15, Y0
+	VADDPS  (DI), Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DI
+	DECQ    CX
+	JNZ     asloop
+
+asdone:
+	VZEROUPPER
+	RET
