@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/gtformer/gtformer/internal/parallel"
 )
 
 // SetLinks replaces the graph's links with the undirected edges listed in
@@ -157,21 +159,44 @@ func (b *BoW) Row(i int) ([]int32, []float32) {
 func (g *Graph) BoW() *BoW {
 	n := g.NumDocs()
 	b := &BoW{Ptr: make([]int64, n+1)}
-	var scratch []int32
-	for i := 0; i < n; i++ {
-		scratch = append(scratch[:0], g.Doc(i)...)
-		slices.Sort(scratch)
-		for k := 0; k < len(scratch); {
-			j := k + 1
-			for j < len(scratch) && scratch[j] == scratch[k] {
-				j++
+	// Documents on every core, in two passes over a sorted copy of the
+	// tokens: each document's distinct words are counted, then written at
+	// their offsets. Every row is what sorting that document alone gives.
+	sorted := make([]int32, len(g.Tokens))
+	distinct := make([]int64, n)
+	cost := len(g.Tokens)/max(n, 1)*8 + 1
+	parallel.For(n, 64, cost, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			s := sorted[g.DocPtr[i]:g.DocPtr[i+1]]
+			copy(s, g.Doc(i))
+			slices.Sort(s)
+			for k := range s {
+				if k == 0 || s[k] != s[k-1] {
+					distinct[i]++
+				}
 			}
-			b.Word = append(b.Word, scratch[k])
-			b.Count = append(b.Count, float32(j-k))
-			k = j
 		}
-		b.Ptr[i+1] = int64(len(b.Word))
+	})
+	for i, c := range distinct {
+		b.Ptr[i+1] = b.Ptr[i] + c
 	}
+	b.Word = make([]int32, b.Ptr[n])
+	b.Count = make([]float32, b.Ptr[n])
+	parallel.For(n, 64, cost/4+1, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			s := sorted[g.DocPtr[i]:g.DocPtr[i+1]]
+			o := b.Ptr[i]
+			for k := 0; k < len(s); {
+				j := k + 1
+				for j < len(s) && s[j] == s[k] {
+					j++
+				}
+				b.Word[o], b.Count[o] = s[k], float32(j-k)
+				o++
+				k = j
+			}
+		}
+	})
 	return b
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/gtformer/gtformer/internal/parallel"
 	"github.com/gtformer/gtformer/tensor"
 )
 
@@ -205,79 +206,100 @@ func (h Hyperboloid) pairDist(op string, tp *tensor.Tape, x, y *tensor.Tensor, s
 	c, nx, ny := x.Cols(), x.Rows(), y.Rows()
 	out := tp.Alloc(tensor.AnyGrad(x, y), nx, ny)
 	rx, ry := newRadii(g, x), newRadii(g, y)
-	for i := 0; i < nx; i++ {
-		xs := rowOf(x.Data, i, c)[1:]
-		o := out.Data[i*ny : (i+1)*ny]
-		for j := 0; j < ny; j++ {
-			q := unitDiffSq(xs, rowOf(y.Data, j, c)[1:], rx.ir[i], ry.ir[j])
-			d := distFromS(g, chordS(g, rx.a[i], ry.a[j], rx.r[i], ry.r[j], q))
-			if squared {
-				d *= d
+	// Rows of x on every core: each distance is computed as on one.
+	parallel.For(nx, 1, ny*4*c, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			xs := rowOf(x.Data, i, c)[1:]
+			o := out.Data[i*ny : (i+1)*ny]
+			for j := 0; j < ny; j++ {
+				q := unitDiffSq(xs, rowOf(y.Data, j, c)[1:], rx.ir[i], ry.ir[j])
+				d := distFromS(g, chordS(g, rx.a[i], ry.a[j], rx.r[i], ry.r[j], q))
+				if squared {
+					d *= d
+				}
+				o[j] = float32(d)
 			}
-			o[j] = float32(d)
 		}
-	}
+	})
 	tp.Record(out, func() {
 		n := c - 1
-		accX := make([]float64, n)
-		var accY []float64
-		if y.Grad != nil {
-			accY = make([]float64, ny*n)
-		}
-		cyS := make([]float64, ny) // Σ_i c_ij·cy_ij per column j
 		h2 := 1 / (2 * g.k)
-		for i := 0; i < nx; i++ {
-			xs := rowOf(x.Data, i, c)[1:]
-			clear(accX)
-			var cxS float64
-			for j := 0; j < ny; j++ {
-				gij := float64(out.Grad[i*ny+j])
-				if gij == 0 {
-					continue
+		// Two passes on every core, each sum in the order of the serial
+		// loop it replaced (j ascending for x_i's, i ascending for y_j's):
+		// over rows i, every pair's c_ij and cy_ij (kept for the second
+		// pass; c_ij = 0 where the pair adds nothing) and x_i's gradient;
+		// then over columns j, y_j's gradient.
+		var cij, cyij []float64
+		if y.Grad != nil {
+			cij, cyij = make([]float64, nx*ny), make([]float64, nx*ny)
+		}
+		accX := make([]float64, parallel.Workers()*n)
+		parallel.ForWorker(nx, 1, ny*8*c, parallel.Workers(), func(w, lo, hi int) {
+			acc := accX[w*n : (w+1)*n]
+			for i := lo; i < hi; i++ {
+				xs := rowOf(x.Data, i, c)[1:]
+				clear(acc)
+				var cxS float64
+				for j := 0; j < ny; j++ {
+					gij := float64(out.Grad[i*ny+j])
+					if gij == 0 {
+						continue
+					}
+					ys := rowOf(y.Data, j, c)[1:]
+					p := pairGeom{rx: rx.r[i], ry: ry.r[j], ix: rx.ir[i], iy: ry.ir[j],
+						x0: rx.x0[i], y0: ry.x0[j], a: rx.a[i], b: ry.a[j]}
+					p.s = chordS(g, p.a, p.b, p.rx, p.ry, unitDiffSq(xs, ys, p.ix, p.iy))
+					var cc float64
+					if squared {
+						cc = gij * sqDistDS(g, p.s)
+					} else {
+						cc = gij * distDS(g, p.s)
+					}
+					if cc == 0 {
+						continue
+					}
+					cx, cy := chordGradCoef(g, &p)
+					if cij != nil {
+						cij[i*ny+j], cyij[i*ny+j] = cc, cy
+					}
+					cxS += cc * cx
+					for k, v := range ys {
+						acc[k] += cc * float64(v)
+					}
 				}
-				ys := rowOf(y.Data, j, c)[1:]
-				p := pairGeom{rx: rx.r[i], ry: ry.r[j], ix: rx.ir[i], iy: ry.ir[j],
-					x0: rx.x0[i], y0: ry.x0[j], a: rx.a[i], b: ry.a[j]}
-				p.s = chordS(g, p.a, p.b, p.rx, p.ry, unitDiffSq(xs, ys, p.ix, p.iy))
-				var cij float64
-				if squared {
-					cij = gij * sqDistDS(g, p.s)
-				} else {
-					cij = gij * distDS(g, p.s)
-				}
-				if cij == 0 {
-					continue
-				}
-				cx, cy := chordGradCoef(g, &p)
-				cxS += cij * cx
-				cyS[j] += cij * cy
-				for k, v := range ys {
-					accX[k] += cij * float64(v)
-				}
-				if accY != nil {
-					ay := accY[j*n : (j+1)*n]
+				if x.Grad != nil {
+					gx := rowOf(x.Grad, i, c)[1:]
 					for k, v := range xs {
-						ay[k] += cij * float64(v)
+						gx[k] += float32(cxS*float64(v) - h2*acc[k])
 					}
 				}
 			}
-			if x.Grad != nil {
-				gx := rowOf(x.Grad, i, c)[1:]
-				for k, v := range xs {
-					gx[k] += float32(cxS*float64(v) - h2*accX[k])
-				}
-			}
+		})
+		if y.Grad == nil {
+			return
 		}
-		if y.Grad != nil {
-			for j := 0; j < ny; j++ {
+		accY := make([]float64, parallel.Workers()*n)
+		parallel.ForWorker(ny, 1, nx*4*c, parallel.Workers(), func(w, lo, hi int) {
+			ay := accY[w*n : (w+1)*n]
+			for j := lo; j < hi; j++ {
+				clear(ay)
+				var cyS float64
+				for i := 0; i < nx; i++ {
+					cc := cij[i*ny+j]
+					if cc == 0 {
+						continue
+					}
+					cyS += cc * cyij[i*ny+j]
+					for k, v := range rowOf(x.Data, i, c)[1:] {
+						ay[k] += cc * float64(v)
+					}
+				}
 				gy := rowOf(y.Grad, j, c)[1:]
-				ys := rowOf(y.Data, j, c)[1:]
-				ay := accY[j*n : (j+1)*n]
-				for k, v := range ys {
-					gy[k] += float32(cyS[j]*float64(v) - h2*ay[k])
+				for k, v := range rowOf(y.Data, j, c)[1:] {
+					gy[k] += float32(cyS*float64(v) - h2*ay[k])
 				}
 			}
-		}
+		})
 	})
 	return out
 }

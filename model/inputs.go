@@ -7,6 +7,7 @@ import (
 
 	"github.com/gtformer/gtformer/corpus"
 	"github.com/gtformer/gtformer/features"
+	"github.com/gtformer/gtformer/internal/parallel"
 )
 
 // Inputs are the per-document arrays the network reads, derived once from a
@@ -69,36 +70,48 @@ func NewInputs(g *corpus.Graph, idf []float32, maxLen int, truncate string) *Inp
 		TfIdf:    make([]float32, len(bow.Word)),
 		Len:      make([]int, n),
 	}
-	for i := 0; i < n; i++ {
-		var ss float64
-		for k := bow.Ptr[i]; k < bow.Ptr[i+1]; k++ {
-			v := float64(bow.Count[k]) * float64(idf[bow.Word[k]])
-			in.TfIdf[k] = float32(v)
-			ss += v * v
-		}
-		if ss > 0 {
-			inv := float32(1 / math.Sqrt(ss))
+	// Documents on every core: each one's weights and kept tokens are
+	// computed as alone, and its tokens written at its offset.
+	cost := len(g.Tokens)/max(n, 1)*16 + 1
+	parallel.For(n, 64, cost, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			var ss float64
 			for k := bow.Ptr[i]; k < bow.Ptr[i+1]; k++ {
-				in.TfIdf[k] *= inv
+				v := float64(bow.Count[k]) * float64(idf[bow.Word[k]])
+				in.TfIdf[k] = float32(v)
+				ss += v * v
+			}
+			if ss > 0 {
+				inv := float32(1 / math.Sqrt(ss))
+				for k := bow.Ptr[i]; k < bow.Ptr[i+1]; k++ {
+					in.TfIdf[k] *= inv
+				}
 			}
 		}
-	}
-	var keep []weighted // scratch: positions and their words' weights
+	})
 	for i := 0; i < n; i++ {
-		doc := g.Doc(i)
-		in.Len[i] = len(doc)
-		if len(doc) <= maxLen {
-			in.TokIdx = append(in.TokIdx, doc...)
-		} else if truncate == "head" {
-			in.TokIdx = append(in.TokIdx, doc[:maxLen]...)
-		} else {
-			keep = keepHeaviest(keep, doc, bow.Word[bow.Ptr[i]:bow.Ptr[i+1]], in.TfIdf[bow.Ptr[i]:bow.Ptr[i+1]], maxLen)
-			for _, k := range keep {
-				in.TokIdx = append(in.TokIdx, doc[k.pos])
+		l := len(g.Doc(i))
+		in.Len[i] = l
+		in.TokPtr[i+1] = in.TokPtr[i] + int64(min(l, maxLen))
+	}
+	in.TokIdx = make([]int32, in.TokPtr[n])
+	keeps := make([][]weighted, parallel.Workers()) // scratch: positions and their words' weights
+	parallel.ForWorker(n, 64, cost, len(keeps), func(w, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			doc, dst := g.Doc(i), in.TokIdx[in.TokPtr[i]:in.TokPtr[i+1]]
+			switch {
+			case len(doc) <= maxLen:
+				copy(dst, doc)
+			case truncate == "head":
+				copy(dst, doc[:maxLen])
+			default:
+				keeps[w] = keepHeaviest(keeps[w], doc, bow.Word[bow.Ptr[i]:bow.Ptr[i+1]], in.TfIdf[bow.Ptr[i]:bow.Ptr[i+1]], maxLen)
+				for j, k := range keeps[w] {
+					dst[j] = doc[k.pos]
+				}
 			}
 		}
-		in.TokPtr[i+1] = int64(len(in.TokIdx))
-	}
+	})
 	return in
 }
 

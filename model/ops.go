@@ -69,10 +69,7 @@ func bagEmbed(tp *tensor.Tape, table *tensor.Tensor, ptr []int64, idx []int32, w
 		out := y.Data[r*n : (r+1)*n]
 		for k := ptr[r]; k < ptr[r+1]; k++ {
 			wk := w[k]
-			row := table.Data[int(idx[k])*n : int(idx[k]+1)*n]
-			for j, v := range row {
-				out[j] += wk * v
-			}
+			tensor.AddScaled(out, table.Data[int(idx[k])*n:int(idx[k]+1)*n], wk)
 		}
 	}
 	tp.Record(y, func() {
@@ -83,10 +80,7 @@ func bagEmbed(tp *tensor.Tape, table *tensor.Tensor, ptr []int64, idx []int32, w
 			g := y.Grad[r*n : (r+1)*n]
 			for k := ptr[r]; k < ptr[r+1]; k++ {
 				wk := w[k]
-				row := table.Grad[int(idx[k])*n : int(idx[k]+1)*n]
-				for j, v := range g {
-					row[j] += wk * v
-				}
+				tensor.AddScaled(table.Grad[int(idx[k])*n:int(idx[k]+1)*n], g, wk)
 			}
 		}
 	})

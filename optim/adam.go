@@ -397,17 +397,26 @@ func (o *Adam) update(c chunk, lr float64) {
 			stepSize = lr / (1 - math.Pow(b1, float64(t)))
 			invSqrtBC2 = 1 / math.Sqrt(1-math.Pow(b2, float64(t)))
 		}
-		// Equal-length views let the compiler drop the bounds checks.
-		pr := p[i:end]
-		gr, mr, vr := g[i:end][:len(pr)], m[i:end][:len(pr)], v[i:end][:len(pr)]
-		for j := range pr {
-			pj := float64(pr[j])
-			gj := float64(gr[j]) + l2*pj
-			mj := b1*float64(mr[j]) + (1-b1)*gj
-			vj := b2*float64(vr[j]) + (1-b2)*gj*gj
-			pj = pj*shrink - stepSize*mj/(math.Sqrt(vj)*invSqrtBC2+eps)
-			mr[j], vr[j], pr[j] = float32(mj), float32(vj), float32(pj)
-		}
+		k := [9]float64{l2, b1, 1 - b1, b2, 1 - b2, shrink, stepSize, invSqrtBC2, eps}
+		adamRow(p[i:end], g[i:end], m[i:end], v[i:end], &k)
 		i = end
+	}
+}
+
+// adamRowGo is Adam's element update over one row's p, g, m and v (equal
+// lengths), with k = {l2, b1, 1−b1, b2, 1−b2, shrink, stepSize,
+// invSqrtBC2, eps} (see update); adamRow runs it, or on amd64 a vector
+// kernel with the same operations in the same order.
+func adamRowGo(p, g, m, v []float32, k *[9]float64) {
+	l2, b1, c1, b2, c2, shrink, stepSize, invSqrtBC2, eps := k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7], k[8]
+	// Equal-length views let the compiler drop the bounds checks.
+	g, m, v = g[:len(p)], m[:len(p)], v[:len(p)]
+	for j := range p {
+		pj := float64(p[j])
+		gj := float64(g[j]) + l2*pj
+		mj := b1*float64(m[j]) + c1*gj
+		vj := b2*float64(v[j]) + c2*gj*gj
+		pj = pj*shrink - stepSize*mj/(math.Sqrt(vj)*invSqrtBC2+eps)
+		m[j], v[j], p[j] = float32(mj), float32(vj), float32(pj)
 	}
 }

@@ -46,11 +46,15 @@ func ClipGradNorm(params []*tensor.Tensor, maxNorm float64) float64 {
 // embedding tables), which one core took about a millisecond to scale
 // while the others waited.
 func scaleGrad(g []float32, scale float64) {
-	parallel.For(len(g), 4096, 2, func(lo, hi int) {
-		for i, v := range g[lo:hi] {
-			g[lo+i] = float32(float64(v) * scale)
-		}
-	})
+	parallel.For(len(g), 4096, 2, func(lo, hi int) { scaleRow(g[lo:hi], scale) })
+}
+
+// scaleRowGo is the element loop of scaleGrad; scaleRow runs it, or on
+// amd64 a vector kernel with the same conversions and multiply.
+func scaleRowGo(g []float32, s float64) {
+	for i, v := range g {
+		g[i] = float32(float64(v) * s)
+	}
 }
 
 // ClipGradNorm clips the registered parameters' gradients (in name order,

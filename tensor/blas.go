@@ -13,6 +13,7 @@ import (
 
 	"github.com/gtformer/gtformer/tensor/internal/blaslib"
 	"github.com/gtformer/gtformer/tensor/internal/gemm"
+	"github.com/gtformer/gtformer/tensor/internal/vec"
 )
 
 // Matrix products run on one of several paths, chosen once per process:
@@ -388,3 +389,10 @@ func sgemmSerial(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, 
 func Gemm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
+
+// AddScaled adds a·x to y (y[i] += a·x[i], x as long as y) for plain
+// slices, each product rounded before its add as a scalar float32 loop
+// rounds it, in vector lanes where the CPU has AVX2: for code outside the
+// tape that accumulates weighted rows (the model's tf-idf bag of the
+// [CLS] start), as Gemm is for products.
+func AddScaled(y, x []float32, a float32) { vec.AddScaled(y, x, a) }

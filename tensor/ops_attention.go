@@ -3,6 +3,8 @@ package tensor
 import (
 	"fmt"
 	"math"
+
+	"github.com/gtformer/gtformer/tensor/internal/vec"
 )
 
 // Attention is fused multi-head scaled dot-product attention over a padded
@@ -196,9 +198,7 @@ func attentionBackward(nd *node) {
 				for j, x := range pr {
 					s += x * dr[j]
 				}
-				for j, x := range pr {
-					pr[j] = scale * x * (dr[j] - s)
-				}
+				vec.SoftmaxGradRow(pr, dr, scale, s)
 			}
 			if q.Grad != nil {
 				sgemmSerial(false, false, tq, d, tk, 1, pb, tk, k.Data[ko:], c, 1, q.Grad[qo:], c)

@@ -337,6 +337,14 @@ func lnGradRow(x, res *Tensor, drop dropSpec, mask, gam []float32, i int, xh, dy
 	if dx == nil && dr == nil {
 		return
 	}
+	if dx != nil && gam != nil {
+		var m []float32
+		if dr != nil && drop.on {
+			m = mask
+		}
+		vec.LNGradRow(dx, dr, dy, gam, xh, m, r, sg, sgx)
+		return
+	}
 	for j, g := range dy {
 		if gam != nil {
 			g *= gam[j]

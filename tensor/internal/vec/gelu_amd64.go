@@ -78,3 +78,21 @@ func addAVX2(y, a, b *float32, n int)
 //
 //go:noescape
 func rowStats8AVX2(x *float32, stride, c int, cf float32, mu, q *[8]float32)
+
+// lnGradAVX2 is LNGradRow's vector part over n elements (a multiple of 8):
+// dr nil adds to dx alone, mask nil adds d itself to dr; see rows_amd64.s.
+//
+//go:noescape
+func lnGradAVX2(dx, dr, dy, gam, xh, mask *float32, n int, r, sg, sgx float32)
+
+// softmaxGradAVX2 is SoftmaxGradRow's vector part over n elements (a
+// multiple of 8); see rows_amd64.s.
+//
+//go:noescape
+func softmaxGradAVX2(p, d *float32, n int, a, s float32)
+
+// addScaledAVX2 is AddScaled's vector part over n elements (a multiple of
+// 8); see rows_amd64.s.
+//
+//go:noescape
+func addScaledAVX2(y, x *float32, n int, a float32)

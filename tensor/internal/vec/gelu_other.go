@@ -34,3 +34,13 @@ func addAVX2(y, a, b *float32, n int) { panic("vec: addAVX2 without AVX2") }
 func rowStats8AVX2(x *float32, stride, c int, cf float32, mu, q *[8]float32) {
 	panic("vec: rowStats8AVX2 without AVX2")
 }
+
+func lnGradAVX2(dx, dr, dy, gam, xh, mask *float32, n int, r, sg, sgx float32) {
+	panic("vec: lnGradAVX2 without AVX2")
+}
+
+func softmaxGradAVX2(p, d *float32, n int, a, s float32) {
+	panic("vec: softmaxGradAVX2 without AVX2")
+}
+
+func addScaledAVX2(y, x *float32, n int, a float32) { panic("vec: addScaledAVX2 without AVX2") }

@@ -80,3 +80,79 @@ func RowStats8(x []float32, stride, c int, mu, q *[8]float32) bool {
 	rowStats8AVX2(&x[0], stride, c, float32(c), mu, q)
 	return true
 }
+
+// LNGradRow adds LayerNorm's input gradient for one row,
+//
+//	d_j = r·((dy_j·gam_j − sg) − xh_j·sgx),
+//
+// to dx (dx_j += d_j) and, when dr is not nil, to dr (dr_j += d_j, or
+// d_j·mask_j when mask is not nil): each operation rounded on its own, in
+// that order, as the scalar float32 loop rounds it, eight lanes at a time
+// where the CPU has AVX2. dy, gam, xh, dx and the non-nil dr and mask have
+// the same length.
+func LNGradRow(dx, dr, dy, gam, xh, mask []float32, r, sg, sgx float32) {
+	n := len(dy)
+	gam, xh, dx = gam[:n], xh[:n], dx[:n]
+	if dr != nil {
+		dr = dr[:n]
+		if mask != nil {
+			mask = mask[:n]
+		}
+	}
+	v := 0
+	if hasAVX2FMA && n >= 8 {
+		v = n &^ 7
+		var drp, mp *float32
+		if dr != nil {
+			drp = &dr[0]
+			if mask != nil {
+				mp = &mask[0]
+			}
+		}
+		lnGradAVX2(&dx[0], drp, &dy[0], &gam[0], &xh[0], mp, v, r, sg, sgx)
+	}
+	for j := v; j < n; j++ {
+		d := r * (dy[j]*gam[j] - sg - xh[j]*sgx)
+		dx[j] += d
+		if dr != nil {
+			if mask != nil {
+				dr[j] += d * mask[j]
+			} else {
+				dr[j] += d
+			}
+		}
+	}
+}
+
+// SoftmaxGradRow overwrites p with softmax's backward for one row,
+// p_j = (a·p_j)·(d_j − s), each operation rounded on its own as the scalar
+// float32 expression rounds it, eight lanes at a time where the CPU has
+// AVX2. d has p's length.
+func SoftmaxGradRow(p, d []float32, a, s float32) {
+	n := len(p)
+	d = d[:n]
+	v := 0
+	if hasAVX2FMA && n >= 8 {
+		v = n &^ 7
+		softmaxGradAVX2(&p[0], &d[0], v, a, s)
+	}
+	for j := v; j < n; j++ {
+		p[j] = a * p[j] * (d[j] - s)
+	}
+}
+
+// AddScaled adds a·x to y (y[i] += a·x[i]), the product rounded before its
+// add as the scalar float32 loop rounds it (no fused multiply-add), eight
+// lanes at a time where the CPU has AVX2. x has y's length.
+func AddScaled(y, x []float32, a float32) {
+	n := len(y)
+	x = x[:n]
+	v := 0
+	if hasAVX2FMA && n >= 8 {
+		v = n &^ 7
+		addScaledAVX2(&y[0], &x[0], v, a)
+	}
+	for j := v; j < n; j++ {
+		y[j] += a * x[j]
+	}
+}

@@ -250,3 +250,133 @@ sqloop:
 	VMOVUPS Y9, (AX)
 	VZEROUPPER
 	RET
+
+// func lnGradAVX2(dx, dr, dy, gam, xh, mask *float32, n int, r, sg, sgx float32)
+//
+// For i < n (a multiple of 8): d = r·((dy·gam − sg) − xh·sgx), each
+// operation rounded on its own (no fused multiply-add); dx += d; with dr,
+// dr += d (mask nil) or d·mask.
+TEXT ·lnGradAVX2(SB), NOSPLIT, $0-68
+	MOVQ         dx+0(FP), DI
+	MOVQ         dr+8(FP), R8
+	MOVQ         dy+16(FP), SI
+	MOVQ         gam+24(FP), DX
+	MOVQ         xh+32(FP), BX
+	MOVQ         mask+40(FP), R9
+	MOVQ         n+48(FP), CX
+	VBROADCASTSS r+56(FP), Y13
+	VBROADCASTSS sg+60(FP), Y14
+	VBROADCASTSS sgx+64(FP), Y15
+	SHRQ         $3, CX
+	JZ           lgdone
+	XORQ         AX, AX
+	TESTQ        R8, R8
+	JZ           lgdx
+	TESTQ        R9, R9
+	JZ           lgdr
+
+lgmask:
+	VMOVUPS (SI)(AX*1), Y0
+	VMULPS  (DX)(AX*1), Y0, Y0 // g = dy·gam
+	VSUBPS  Y14, Y0, Y0        // g − sg
+	VMOVUPS (BX)(AX*1), Y1
+	VMULPS  Y15, Y1, Y1        // xh·sgx
+	VSUBPS  Y1, Y0, Y0
+	VMULPS  Y0, Y13, Y0        // d = r·(…)
+	VADDPS  (DI)(AX*1), Y0, Y2
+	VMOVUPS Y2, (DI)(AX*1)
+	VMULPS  (R9)(AX*1), Y0, Y3 // d·mask
+	VADDPS  (R8)(AX*1), Y3, Y3
+	VMOVUPS Y3, (R8)(AX*1)
+	ADDQ    $32, AX
+	DECQ    CX
+	JNZ     lgmask
+	JMP     lgdone
+
+lgdr:
+	VMOVUPS (SI)(AX*1), Y0
+	VMULPS  (DX)(AX*1), Y0, Y0
+	VSUBPS  Y14, Y0, Y0
+	VMOVUPS (BX)(AX*1), Y1
+	VMULPS  Y15, Y1, Y1
+	VSUBPS  Y1, Y0, Y0
+	VMULPS  Y0, Y13, Y0
+	VADDPS  (DI)(AX*1), Y0, Y2
+	VMOVUPS Y2, (DI)(AX*1)
+	VADDPS  (R8)(AX*1), Y0, Y3
+	VMOVUPS Y3, (R8)(AX*1)
+	ADDQ    $32, AX
+	DECQ    CX
+	JNZ     lgdr
+	JMP     lgdone
+
+lgdx:
+	VMOVUPS (SI)(AX*1), Y0
+	VMULPS  (DX)(AX*1), Y0, Y0
+	VSUBPS  Y14, Y0, Y0
+	VMOVUPS (BX)(AX*1), Y1
+	VMULPS  Y15, Y1, Y1
+	VSUBPS  Y1, Y0, Y0
+	VMULPS  Y0, Y13, Y0
+	VADDPS  (DI)(AX*1), Y0, Y2
+	VMOVUPS Y2, (DI)(AX*1)
+	ADDQ    $32, AX
+	DECQ    CX
+	JNZ     lgdx
+
+lgdone:
+	VZEROUPPER
+	RET
+
+// func softmaxGradAVX2(p, d *float32, n int, a, s float32)
+//
+// p[i] = (a·p[i])·(d[i] − s) for i < n (a multiple of 8), each operation
+// rounded on its own.
+TEXT ·softmaxGradAVX2(SB), NOSPLIT, $0-32
+	MOVQ         p+0(FP), DI
+	MOVQ         d+8(FP), SI
+	MOVQ         n+16(FP), CX
+	VBROADCASTSS a+24(FP), Y14
+	VBROADCASTSS s+28(FP), Y15
+	SHRQ         $3, CX
+	JZ           sgdone
+
+sgloop:
+	VMULPS  (DI), Y14, Y0 // a·p
+	VMOVUPS (SI), Y1
+	VSUBPS  Y15, Y1, Y1   // d − s
+	VMULPS  Y1, Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, DI
+	ADDQ    $32, SI
+	DECQ    CX
+	JNZ     sgloop
+
+sgdone:
+	VZEROUPPER
+	RET
+
+// func addScaledAVX2(y, x *float32, n int, a float32)
+//
+// y[i] += a·x[i] for i < n (a multiple of 8), the product rounded before
+// the add.
+TEXT ·addScaledAVX2(SB), NOSPLIT, $0-28
+	MOVQ         y+0(FP), DI
+	MOVQ         x+8(FP), SI
+	MOVQ         n+16(FP), CX
+	VBROADCASTSS a+24(FP), Y15
+	SHRQ         $3, CX
+	JZ           asdone
+
+asloop:
+	VMULPS  (SI), Y15, Y0
+	VADDPS  (DI), Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DI
+	DECQ    CX
+	JNZ     asloop
+
+asdone:
+	VZEROUPPER
+	RET
