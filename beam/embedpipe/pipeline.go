@@ -238,8 +238,10 @@ func Build(s beam.Scope, p *Plan) Outputs {
 			return out
 		}
 	}
-	assemble := func(centres, msgs beam.PCollection) beam.PCollection {
-		w := p.StateLayers * p.Width
+	// assemble joins centres with the states of stage k (0: own text)
+	// sent to them.
+	assemble := func(centres, msgs beam.PCollection, k int) beam.PCollection {
+		w := sendLayers(k, K, p.StateLayers) * p.Width
 		var cs, lost beam.PCollection
 		if p.HopWidth > 0 {
 			cs, lost = beam.ParDo2(s, &assembleHopFn{Width: w, HopWidth: p.HopWidth}, beam.CoGroupByKey(s, centres, hop, msgs))
@@ -258,18 +260,20 @@ func Build(s beam.Scope, p *Plan) Outputs {
 		// hop features make them stale, else computed), then K stages of
 		// nested states; each stage sends a document's states straight to
 		// the centres of the next that read them (msgs).
+		// A stage sends only the layers of its states that the next
+		// reads (sendLayers).
 		var msgs beam.PCollection
-		own := &ownStatesFn{Model: p.Model, Batch: p.Batch}
+		own := &ownStatesFn{Model: p.Model, Batch: p.Batch, Send: sendLayers(0, K, p.StateLayers)}
 		if p.HopWidth > 0 {
 			msgs = beam.ParDo(s, own, beam.ParDo(s, dropKey, withHop(need[0])))
 		} else {
-			stored, encode := beam.ParDo2(s, splitStates0, need[0])
+			stored, encode := beam.ParDo2(s, &splitStatesFn{Send: own.Send * p.Width}, need[0])
 			msgs = beam.Flatten(s, stored, beam.ParDo(s, own, encode))
 		}
 		for k := 1; k <= K; k++ {
-			msgs = beam.ParDo(s, &nestedFn{Model: p.Model, Batch: p.Batch, MaxNbrs: p.MaxNbrs}, assemble(need[k], msgs))
+			msgs = beam.ParDo(s, &nestedFn{Model: p.Model, Batch: p.Batch, MaxNbrs: p.MaxNbrs, Send: sendLayers(k, K, p.StateLayers)}, assemble(need[k], msgs, k-1))
 		}
-		centres = assemble(newNodes, msgs)
+		centres = assemble(newNodes, msgs, K)
 	}
 	results := beam.ParDo(s, &embedFn{Model: p.Model, Batch: p.Batch, MaxNbrs: p.MaxNbrs, TopK: p.TopK}, centres)
 
