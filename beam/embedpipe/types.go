@@ -109,14 +109,14 @@ func init() {
 		inputFile{}, deadLetter{}, npyRow{}, pairOf{}, // the others have coders (codec.go)
 		readFn{}, ownIDFn{}, parseStatesFn{}, resolveNewFn{}, nodeFn{}, assembleFn{}, ownStatesFn{}, nestedFn{}, embedFn{}, splitStatesFn{},
 		formatResultFn{}, formatDeadFn{}, npyRowFn{}, writeLinesFn{}, writeNpyFn{}, writeCountsFn{},
-		hopStartFn{}, hopStepFn{}, withHopFn{}, assembleHopFn{},
+		hopStartFn{}, hopStepFn{}, withHopFn{}, assembleHopFn{}, splitFn{}, gateFn{},
 	} {
 		beam.RegisterType(reflect.TypeOf(t))
 	}
 	for _, fn := range []any{
 		keyByID, linkNames, idIndex, docByKey, corpusID, resolveKnown, isNewNode, requestsOf,
 		withoutStates, shardIndex, topicHits, sumInt64, toPair,
-		eitherNode, linkRequestsOf, dropKey, linksOnly, neededBy,
+		eitherNode, linkRequestsOf, dropKey, linksOnly, neededBy, doneKV, done1,
 	} {
 		beam.RegisterFunction(fn)
 	}

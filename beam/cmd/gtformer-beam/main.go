@@ -59,6 +59,7 @@ func main() {
 	fs.IntVar(&o.Shards, "shards", o.Shards, "output shards of the embeddings")
 	fs.IntVar(&o.DeadShards, "dead-shards", o.DeadShards, "output shards of the dead letters")
 	fs.IntVar(&o.TopK, "top-topics", o.TopK, "topics listed per document, the largest θ first")
+	fs.IntVar(&o.Waves, "waves", o.Waves, "run the joins over per-link messages (hop features, neighbour states) in this many waves of documents, one after another (1 to 16): Prism holds a running stage's whole input in memory several times over, so its peak memory follows one wave; 1 on a runner that spills to disk (Flink, Dataflow)")
 	verbose := fs.Bool("verbose", false, "log the runner's progress (Prism's and the SDK's INFO lines)")
 	fs.BoolVar(&o.NPY, "npy", false, "also write the embeddings as .npy shards, float32 (rows, n+1), with one id per row in .ids.jsonl")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of this process (runner and in-process workers) to `FILE`")
