@@ -39,7 +39,7 @@ type Options struct {
 // Defaults are the command's defaults (MaxNbrs and Batch as in gtformer
 // embed).
 func Defaults() Options {
-	return Options{Rounds: 1, MaxNbrs: 64, Batch: 128, Shards: 4, DeadShards: 1, TopK: 5, Waves: 16}
+	return Options{Rounds: 1, MaxNbrs: 64, Batch: 128, Shards: 4, DeadShards: 1, TopK: 5, Waves: 8}
 }
 
 // Plan is what the launcher checked before building the pipeline.
