@@ -12,7 +12,8 @@
 # Environment: NEW, TRAIN (documents), WIDTH (model width, default 128),
 # EPOCHS (default 1), TAGS (build tags for both binaries; the BLAS path is chosen at run time: GTFORMER_BLAS),
 # BEAMFLAGS (more flags for gtformer-beam embed, e.g. "--memprofile /tmp/beam.mem --collections"
-# to see where its memory goes: go tool pprof -sample_index=inuse_space).
+# to see where its memory goes: go tool pprof -sample_index=inuse_space; "--waves 1" to run the
+# per-link joins in one wave, as before the waves).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$PATH:/usr/local/go/bin"

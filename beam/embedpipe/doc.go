@@ -30,6 +30,13 @@
 //	  ─► embeddings (model.EmbedCached) ─► JSON Lines shards, optional
 //	     .npy shards with id files, per-topic document counts
 //
+// The joins over per-link messages (the hop stages, the state stages and
+// the embedding) run in waves of documents, split by key, one wave after
+// another (Options.Waves, waves.go): Prism runs a stage as one bundle over
+// its whole input and holds it several times over while it runs, so its
+// peak memory then follows a wave rather than the stage. A stage sends a
+// document's states only in the layers the next stage reads.
+//
 // K is 1 for a model that nests its neighbours (two hops, three or more
 // layers: the default), else 0; each --rounds beyond the first adds one
 // stage, so that a document reads one hop further through chains of

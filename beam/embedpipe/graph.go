@@ -214,13 +214,21 @@ func assemble(n node, msgs func(*nbrState) bool, width int, emit func(centre), d
 	emit(c)
 }
 
-// splitStates0 sends a needed corpus document's stored own-text states to
-// the centres that read them as they are, and a new document on to be
-// encoded.
-func splitStates0(key int64, n node, stored func(int64, nbrState), encode func(node)) {
+// splitStatesFn sends a needed corpus document's stored own-text states
+// (the first Send floats: the layers the next stage reads, sendLayers) to
+// the centres that read them, and a new document on to be encoded.
+type splitStatesFn struct {
+	Send int // floats
+}
+
+func (f *splitStatesFn) ProcessElement(key int64, n node, stored func(int64, nbrState), encode func(node)) {
 	if isNew(key) {
 		encode(n)
 		return
 	}
-	sendStates(&n, n.State, stored)
+	st := n.State
+	if len(st) > f.Send {
+		st = st[:f.Send:f.Send]
+	}
+	sendStates(&n, st, stored)
 }

@@ -26,8 +26,9 @@ import (
 // read reach K links further (on the full, uncapped link lists).
 
 // hopFeatures returns (key, hop features) for the documents of encoded
-// (collections of (key, node)), each HopWidth floats.
-func hopFeatures(s beam.Scope, p *Plan, nodes beam.PCollection, encoded []beam.PCollection, dead *[]beam.PCollection) beam.PCollection {
+// (collections of (key, node)), each HopWidth floats, in the waves of
+// p.Waves.
+func hopFeatures(s beam.Scope, p *Plan, nodes beam.PCollection, encoded []beam.PCollection, dead *[]beam.PCollection) waved {
 	s = s.Scope("hop-features")
 	K := p.FeatureHops
 	// Backwards: need[K] are the documents encoded (their union, by
@@ -59,13 +60,26 @@ func hopFeatures(s beam.Scope, p *Plan, nodes beam.PCollection, encoded []beam.P
 	// read it, the Targets the backward pass gave it, so that no request
 	// waits through the forward stages; a centre's own features so far
 	// join its messages by key, once.
-	z, msgs := beam.ParDo2(s, &hopStartFn{Model: p.Model, Batch: p.Batch}, need[0])
+	// Each stage runs in waves (waves.go).
+	start := &hopStartFn{Model: p.Model, Batch: p.Batch}
+	// A wave's features so far (out[0]) are keyed by its own documents,
+	// so they stay in their wave (byKey); its messages go to other
+	// centres, and are split again.
+	out := inWaves(s, p.Waves, []waved{whole(need[0])}, func(parts []beam.PCollection) []beam.PCollection {
+		z, msgs := beam.ParDo2(s, start, parts[0])
+		return []beam.PCollection{z, msgs}
+	})
+	out[0].byKey = true
 	for k := 1; k <= K; k++ {
-		var lost beam.PCollection
-		z, msgs, lost = beam.ParDo3(s, &hopStepFn{Dim: p.HopDim, Hop: k}, beam.CoGroupByKey(s, need[k], z, msgs))
-		*dead = append(*dead, lost)
+		step := &hopStepFn{Dim: p.HopDim, Hop: k}
+		out = inWaves(s, p.Waves, []waved{whole(need[k]), out[0], out[1]}, func(parts []beam.PCollection) []beam.PCollection {
+			z, msgs, lost := beam.ParDo3(s, step, beam.CoGroupByKey(s, parts...))
+			*dead = append(*dead, lost)
+			return []beam.PCollection{z, msgs}
+		})
+		out[0].byKey = true
 	}
-	return z
+	return out[0]
 }
 
 // neededBy passes on a document that some centre of the next stage reads,

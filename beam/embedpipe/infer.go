@@ -17,6 +17,9 @@ import (
 type ownStatesFn struct {
 	Model string
 	Batch int
+	// Send is how many layers of its states a document sends (sendLayers):
+	// the first Send of Layers.
+	Send int
 
 	m   *model.Model
 	buf []node
@@ -55,18 +58,32 @@ func (f *ownStatesFn) flush(ctx context.Context, emit func(int64, nbrState)) {
 	c := f.m.NewCache(len(f.buf))
 	f.m.Refresh(c, in, docs, f.Batch)
 	for i, n := range f.buf {
-		sendStates(&n, stateOf(c, i), emit)
+		sendStates(&n, stateOf(c, i, f.Send), emit)
 	}
 	f.buf = f.buf[:0]
 }
 
-// stateOf returns document i's states in c, (Layers, Width) row-major.
-func stateOf(c *model.Cache, i int) []float32 {
-	st := make([]float32, 0, c.Layers*c.Width)
-	for l := range c.Layers {
+// stateOf returns document i's states in c after its first layers layers,
+// (layers, Width) row-major.
+func stateOf(c *model.Cache, i, layers int) []float32 {
+	st := make([]float32, 0, layers*c.Width)
+	for l := range layers {
 		st = append(st, c.Row(l, i)...)
 	}
 	return st
+}
+
+// sendLayers is how many layers of a document's states the stage after
+// stage k (0: own text) reads, of a model whose states have layers
+// layers, when stages nested stages run: the last stage's go to the
+// embedding, which reads them all; the others' go to a nested stage,
+// whose pass ends a layer early (Model.NestedStates stops after layer
+// L−1) and so reads its neighbours' states after layers 1..L−2 only.
+func sendLayers(k, stages, layers int) int {
+	if k < stages {
+		return layers - 1
+	}
+	return layers
 }
 
 // batchInputs lays a batch of centres out for one model call: centres are
@@ -86,12 +103,18 @@ func batchInputs(m *model.Model, cs []centre) (*model.Inputs, *model.Cache, func
 		words[i], hops[i] = c.Node.Words, c.Node.Hop
 	}
 	cache := m.NewCache(len(cs) + slots)
-	w := cache.Layers * cache.Width
 	next := len(cs)
 	for i, c := range cs {
+		// Each neighbour's states after the first layers that the pass
+		// reads (sendLayers); the cache's rows of the others stay zero,
+		// never read.
+		w := 0
+		if len(c.Node.Nbrs) > 0 {
+			w = len(c.States) / len(c.Node.Nbrs)
+		}
 		for j := range c.Node.Nbrs {
 			st := c.States[j*w : (j+1)*w]
-			for l := range cache.Layers {
+			for l := range w / cache.Width {
 				copy(cache.Row(l, next), st[l*cache.Width:(l+1)*cache.Width])
 			}
 			lists[i] = append(lists[i], int32(next))
@@ -111,6 +134,7 @@ type nestedFn struct {
 	Model   string
 	Batch   int
 	MaxNbrs int
+	Send    int // layers of its states a centre sends on (sendLayers)
 
 	m   *model.Model
 	buf []centre
@@ -145,7 +169,7 @@ func (f *nestedFn) flush(ctx context.Context, emit func(int64, nbrState)) {
 	dst := f.m.NewCache(len(f.buf))
 	f.m.NestedStates(src, in, docs, nbrs, f.MaxNbrs, f.Batch, dst)
 	for i, c := range f.buf {
-		sendStates(&c.Node, stateOf(dst, i), emit)
+		sendStates(&c.Node, stateOf(dst, i, f.Send), emit)
 	}
 	f.buf = f.buf[:0]
 }

@@ -28,12 +28,18 @@ type Options struct {
 	DeadShards int // shards of the dead letters
 	TopK       int // top topics listed per document
 	NPY        bool
+	// Waves splits the joins over per-link messages (hop features,
+	// states) by document key into this many waves, run one after
+	// another (waves.go): on Prism, which holds a stage's whole input in
+	// memory while it runs, the peak memory follows a wave, not the
+	// stage. 1 to 16; 1 on a runner that spills to disk.
+	Waves int
 }
 
 // Defaults are the command's defaults (MaxNbrs and Batch as in gtformer
 // embed).
 func Defaults() Options {
-	return Options{Rounds: 1, MaxNbrs: 64, Batch: 128, Shards: 4, DeadShards: 1, TopK: 5}
+	return Options{Rounds: 1, MaxNbrs: 64, Batch: 128, Shards: 4, DeadShards: 1, TopK: 5, Waves: 8}
 }
 
 // Plan is what the launcher checked before building the pipeline.
@@ -67,6 +73,8 @@ func Prepare(ctx context.Context, o Options) (*Plan, error) {
 	case o.Rounds < 1 || o.MaxNbrs < 1 || o.Batch < 1 || o.Shards < 1 || o.DeadShards < 1 || o.TopK < 1:
 		return nil, fmt.Errorf("rounds, max neighbours, batch, shards, dead-letter shards and top topics must be positive, got %d, %d, %d, %d, %d, %d",
 			o.Rounds, o.MaxNbrs, o.Batch, o.Shards, o.DeadShards, o.TopK)
+	case o.Waves < 1 || o.Waves > maxWaves:
+		return nil, fmt.Errorf("waves must be 1 to %d, got %d", maxWaves, o.Waves)
 	}
 	if o.States == "" {
 		o.States = o.Model
@@ -228,50 +236,84 @@ func Build(s beam.Scope, p *Plan) Outputs {
 	// With hop features, every document the model encodes gets its own:
 	// by a join of its own (withHop), or in the join that assembles a
 	// centre's neighbours' states (assemble).
-	withHop := func(c beam.PCollection) beam.PCollection { return c }
-	var hop beam.PCollection
+	// withHop gives the documents of c their hop features (c and hop
+	// split alike into waves).
+	withHop := func(c, hop beam.PCollection) beam.PCollection { return c }
+	var hop waved // keyed by its own documents: byKey
 	if p.HopWidth > 0 {
 		hop = hopFeatures(s, p, nodes, encoded, &dead)
-		withHop = func(c beam.PCollection) beam.PCollection {
+		withHop = func(c, hop beam.PCollection) beam.PCollection {
 			out, lost := beam.ParDo2(s, &withHopFn{Width: p.HopWidth}, beam.CoGroupByKey(s, c, hop))
 			dead = append(dead, lost)
 			return out
 		}
 	}
-	assemble := func(centres, msgs beam.PCollection) beam.PCollection {
-		w := p.StateLayers * p.Width
+	// assemble joins centres with the states of stage k (0: own text)
+	// sent to them, msgs, and gives them their hop features (one wave's
+	// parts of each: parts[0] the centres, parts[1] the states, parts[2]
+	// the hop features).
+	joinIns := func(centres, msgs waved) []waved {
+		if p.HopWidth > 0 {
+			return []waved{centres, msgs, hop}
+		}
+		return []waved{centres, msgs}
+	}
+	assemble := func(parts []beam.PCollection, k int) beam.PCollection {
+		w := sendLayers(k, K, p.StateLayers) * p.Width
 		var cs, lost beam.PCollection
 		if p.HopWidth > 0 {
-			cs, lost = beam.ParDo2(s, &assembleHopFn{Width: w, HopWidth: p.HopWidth}, beam.CoGroupByKey(s, centres, hop, msgs))
+			cs, lost = beam.ParDo2(s, &assembleHopFn{Width: w, HopWidth: p.HopWidth}, beam.CoGroupByKey(s, parts[0], parts[2], parts[1]))
 		} else {
-			cs, lost = beam.ParDo2(s, &assembleFn{Width: w}, beam.CoGroupByKey(s, centres, msgs))
+			cs, lost = beam.ParDo2(s, &assembleFn{Width: w}, beam.CoGroupByKey(s, parts[0], parts[1]))
 		}
 		dead = append(dead, lost)
 		return cs
 	}
+	one := func(c beam.PCollection) []beam.PCollection { return []beam.PCollection{c} }
 
-	var centres beam.PCollection
+	var results beam.PCollection
+	embed := &embedFn{Model: p.Model, Batch: p.Batch, MaxNbrs: p.MaxNbrs, TopK: p.TopK}
 	if p.StateLayers == 0 {
-		centres = beam.ParDo(s, withoutStates, withHop(newNodes))
+		ins := []waved{whole(newNodes)}
+		if p.HopWidth > 0 {
+			ins = append(ins, hop)
+		}
+		results = inWaves(s, p.Waves, ins, func(parts []beam.PCollection) []beam.PCollection {
+			c := parts[0]
+			if p.HopWidth > 0 {
+				c = withHop(c, parts[1])
+			}
+			return one(beam.ParDo(s, embed, beam.ParDo(s, withoutStates, c)))
+		})[0].flat(s)
 	} else {
 		// Forwards: own-text states (stored for corpus documents unless
 		// hop features make them stale, else computed), then K stages of
 		// nested states; each stage sends a document's states straight to
 		// the centres of the next that read them (msgs).
-		var msgs beam.PCollection
-		own := &ownStatesFn{Model: p.Model, Batch: p.Batch}
+		// A stage sends only the layers of its states that the next
+		// reads (sendLayers).
+		own := &ownStatesFn{Model: p.Model, Batch: p.Batch, Send: sendLayers(0, K, p.StateLayers)}
+		ins := []waved{whole(need[0])}
 		if p.HopWidth > 0 {
-			msgs = beam.ParDo(s, own, beam.ParDo(s, dropKey, withHop(need[0])))
-		} else {
-			stored, encode := beam.ParDo2(s, splitStates0, need[0])
-			msgs = beam.Flatten(s, stored, beam.ParDo(s, own, encode))
+			ins = append(ins, hop)
 		}
+		msgs := inWaves(s, p.Waves, ins, func(parts []beam.PCollection) []beam.PCollection {
+			if p.HopWidth > 0 {
+				return one(beam.ParDo(s, own, beam.ParDo(s, dropKey, withHop(parts[0], parts[1]))))
+			}
+			stored, encode := beam.ParDo2(s, &splitStatesFn{Send: own.Send * p.Width}, parts[0])
+			return one(beam.Flatten(s, stored, beam.ParDo(s, own, encode)))
+		})[0]
 		for k := 1; k <= K; k++ {
-			msgs = beam.ParDo(s, &nestedFn{Model: p.Model, Batch: p.Batch, MaxNbrs: p.MaxNbrs}, assemble(need[k], msgs))
+			nested := &nestedFn{Model: p.Model, Batch: p.Batch, MaxNbrs: p.MaxNbrs, Send: sendLayers(k, K, p.StateLayers)}
+			msgs = inWaves(s, p.Waves, joinIns(whole(need[k]), msgs), func(parts []beam.PCollection) []beam.PCollection {
+				return one(beam.ParDo(s, nested, assemble(parts, k-1)))
+			})[0]
 		}
-		centres = assemble(newNodes, msgs)
+		results = inWaves(s, p.Waves, joinIns(whole(newNodes), msgs), func(parts []beam.PCollection) []beam.PCollection {
+			return one(beam.ParDo(s, embed, assemble(parts, K)))
+		})[0].flat(s)
 	}
-	results := beam.ParDo(s, &embedFn{Model: p.Model, Batch: p.Batch, MaxNbrs: p.MaxNbrs, TopK: p.TopK}, centres)
 
 	// Outputs.
 	shards := beam.ParDo(s, shardIndex, beam.CreateList(s, upTo(p.Shards)))

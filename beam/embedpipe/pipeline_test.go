@@ -570,6 +570,32 @@ func TestRounds(t *testing.T) {
 	}
 }
 
+// TestWaves: the joins over per-link messages split into waves (the
+// tests' other runs take the default) give embed --new's numbers in one
+// wave and in the most, with nothing lost between the waves.
+func TestWaves(t *testing.T) {
+	f := mlFixture(t)
+	dir := t.TempDir()
+	pattern, all, ids := newDocs(t, f.ml, dir)
+	ref, width := f.reference(t, f.model, all)
+	for _, waves := range []int{1, 16} {
+		t.Run(fmt.Sprintf("waves%d", waves), func(t *testing.T) {
+			o := options(pattern, f.model, filepath.Join(dir, fmt.Sprintf("out%d", waves)), 1)
+			o.Waves = waves
+			oc := runPipeline(t, o)
+			sameNumbers(t, oc, ids, ref, width)
+			if len(oc.dead) != 0 || oc.counters["documents"] != int64(len(ids)) {
+				t.Errorf("%d documents, dead letters %+v", oc.counters["documents"], oc.dead)
+			}
+		})
+	}
+	o := options(pattern, f.model, filepath.Join(dir, "out17"), 1)
+	o.Waves = 17
+	if _, err := embedpipe.Prepare(context.Background(), o); err == nil || !strings.Contains(err.Error(), "waves") {
+		t.Errorf("17 waves: %v", err)
+	}
+}
+
 // TestDeadLetters: every bad record lands in the dead-letter output with
 // its file, line and reason (those of gtformer embed --new), is counted,
 // and stops nothing: the good records beside it are embedded, an unknown

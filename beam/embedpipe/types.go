@@ -107,16 +107,16 @@ type result struct {
 func init() {
 	for _, t := range []any{
 		inputFile{}, deadLetter{}, npyRow{}, pairOf{}, // the others have coders (codec.go)
-		readFn{}, ownIDFn{}, parseStatesFn{}, resolveNewFn{}, nodeFn{}, assembleFn{}, ownStatesFn{}, nestedFn{}, embedFn{},
+		readFn{}, ownIDFn{}, parseStatesFn{}, resolveNewFn{}, nodeFn{}, assembleFn{}, ownStatesFn{}, nestedFn{}, embedFn{}, splitStatesFn{},
 		formatResultFn{}, formatDeadFn{}, npyRowFn{}, writeLinesFn{}, writeNpyFn{}, writeCountsFn{},
-		hopStartFn{}, hopStepFn{}, withHopFn{}, assembleHopFn{},
+		hopStartFn{}, hopStepFn{}, withHopFn{}, assembleHopFn{}, splitFn{}, gateFn{},
 	} {
 		beam.RegisterType(reflect.TypeOf(t))
 	}
 	for _, fn := range []any{
 		keyByID, linkNames, idIndex, docByKey, corpusID, resolveKnown, isNewNode, requestsOf,
-		splitStates0, withoutStates, shardIndex, topicHits, sumInt64, toPair,
-		eitherNode, linkRequestsOf, dropKey, linksOnly, neededBy,
+		withoutStates, shardIndex, topicHits, sumInt64, toPair,
+		eitherNode, linkRequestsOf, dropKey, linksOnly, neededBy, doneKV, done1,
 	} {
 		beam.RegisterFunction(fn)
 	}

@@ -25,9 +25,11 @@ import (
 	"os"
 	"runtime/debug"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 	"github.com/gtformer/gtformer/beam/embedpipe"
 )
@@ -59,6 +61,7 @@ func main() {
 	fs.IntVar(&o.Shards, "shards", o.Shards, "output shards of the embeddings")
 	fs.IntVar(&o.DeadShards, "dead-shards", o.DeadShards, "output shards of the dead letters")
 	fs.IntVar(&o.TopK, "top-topics", o.TopK, "topics listed per document, the largest θ first")
+	fs.IntVar(&o.Waves, "waves", o.Waves, "run the joins over per-link messages (hop features, neighbour states) in this many waves of documents, one after another (1 to 16): Prism holds a running stage's whole input in memory several times over, so its peak memory follows one wave; 1 on a runner that spills to disk (Flink, Dataflow)")
 	verbose := fs.Bool("verbose", false, "log the runner's progress (Prism's and the SDK's INFO lines)")
 	fs.BoolVar(&o.NPY, "npy", false, "also write the embeddings as .npy shards, float32 (rows, n+1), with one id per row in .ids.jsonl")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of this process (runner and in-process workers) to `FILE`")
@@ -118,13 +121,26 @@ func embed(ctx context.Context, o embedpipe.Options, collections bool, stdout, s
 		fmt.Fprintf(stderr, " (--rounds %d: this model reaches as far after %d)", o.Rounds, plan.RoundsUsed)
 	}
 	fmt.Fprintln(stderr)
-	p := beam.NewPipeline()
-	embedpipe.Build(p.Root(), plan)
 	start := time.Now()
-	res, err := beamx.RunWithMetrics(ctx, p)
-	if err != nil {
-		fmt.Fprintf(stderr, "gtformer-beam embed: %v\n", err)
-		return 1
+	var res beam.PipelineResult
+	for attempt := 1; ; attempt++ {
+		p := beam.NewPipeline()
+		embedpipe.Build(p.Root(), plan)
+		res, err = beamx.RunWithMetrics(ctx, p)
+		if err == nil {
+			break
+		}
+		if attempt == maxAttempts || !prismProgressRace(err) {
+			fmt.Fprintf(stderr, "gtformer-beam embed: %v\n", err)
+			return 1
+		}
+		// The runner's own failure, not the pipeline's: run the job again
+		// into an output emptied of what the failed one wrote.
+		fmt.Fprintf(stderr, "gtformer-beam embed: attempt %d failed on Prism's progress race (a runner-side stage asked its nil worker for progress); running the job again\n", attempt)
+		if err := removeOutputs(ctx, o.Out); err != nil {
+			fmt.Fprintf(stderr, "gtformer-beam embed: %v\n", err)
+			return 1
+		}
 	}
 	secs := time.Since(start).Seconds()
 	counts := counters(res)
@@ -222,4 +238,50 @@ func listCollections(res beam.PipelineResult, w io.Writer) {
 	for _, c := range cols[:min(30, len(cols))] {
 		fmt.Fprintf(w, "  %10d elements %9.1f MB  %s\n", c.count, float64(c.bytes)/(1<<20), c.step)
 	}
+}
+
+// maxAttempts bounds the runs of a job that fails on prismProgressRace.
+const maxAttempts = 3
+
+// prismProgressRace reports whether a job failed on a race in Prism
+// v2.77.0 itself (runners/prism/internal/stage.go, Execute): a runner-side
+// stage (a GroupByKey or Flatten, which has no SDK worker) finishes at
+// once, but when its goroutine is descheduled for more than the 100 ms
+// progress tick before its select, the tick may be chosen and Progress is
+// sent to the nil worker. It shows on a loaded machine, the likelier the
+// more stages a pipeline has (the waves add some). The tests of package
+// embedpipe rerun such a job the same way.
+func prismProgressRace(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "panic in stage.Execute") && strings.Contains(s, "nil pointer dereference") &&
+		strings.Contains(s, "(*W).sendInstruction(0x0") && strings.Contains(s, "(*B).Progress")
+}
+
+// removeOutputs removes the pipeline's files from the output directory
+// (Prepare refused to start while it held any), temporary ones too.
+func removeOutputs(ctx context.Context, dir string) error {
+	for _, name := range []string{embedpipe.EmbeddingsPrefix + "-*", embedpipe.DeadLettersPrefix + "-*", embedpipe.TopicCountsFile + "*"} {
+		pattern := strings.TrimSuffix(dir, "/") + "/" + name
+		fs, err := filesystem.New(ctx, pattern)
+		if err != nil {
+			return err
+		}
+		files, err := fs.List(ctx, pattern)
+		if err == nil && len(files) > 0 {
+			rm, ok := fs.(filesystem.Remover)
+			if !ok {
+				err = fmt.Errorf("output %s: cannot remove %s from a failed attempt on this filesystem", dir, files[0])
+			}
+			for _, f := range files {
+				if err == nil {
+					err = rm.Remove(ctx, f)
+				}
+			}
+		}
+		fs.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

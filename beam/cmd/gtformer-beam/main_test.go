@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -33,5 +35,36 @@ func TestEmbedRefusesBeforeRunning(t *testing.T) {
 	}
 	if c := counters(nil); len(c) != 0 {
 		t.Errorf("counters of no result: %v", c)
+	}
+}
+
+// TestRetryHelpers: the race is recognised by its trace, and only the
+// pipeline's files are removed before a job runs again.
+func TestRetryHelpers(t *testing.T) {
+	race := errors.New("panic in stage.Execute bundle processing goroutine: runtime error: invalid memory address or nil pointer dereference\n" +
+		"worker.(*W).sendInstruction(0x0, {0x2ea5aa0, 0x1}, 0x2)\nworker.(*B).Progress(0x3, {0x4, 0x5}, 0x0)")
+	if !prismProgressRace(race) || prismProgressRace(errors.New("panic in stage.Execute: nil pointer dereference in a DoFn")) {
+		t.Error("prismProgressRace does not tell the race from other failures")
+	}
+	dir := t.TempDir()
+	mine := []string{"embeddings-00000-of-00004.jsonl", "embeddings-00001-of-00004.npy.tmp-abcdef", "deadletters-00000-of-00001.jsonl", "topic_counts.json"}
+	theirs := []string{"notes.txt", "embeddings.md"}
+	for _, f := range append(append([]string{}, mine...), theirs...) {
+		if err := os.WriteFile(filepath.Join(dir, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := removeOutputs(context.Background(), dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range mine {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			t.Errorf("%s left behind", f)
+		}
+	}
+	for _, f := range theirs {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("%s removed: %v", f, err)
+		}
 	}
 }
