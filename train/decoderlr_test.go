@@ -17,6 +17,7 @@ func TestDecoderLRScale(t *testing.T) {
 		opt := tinyOptions(1, "cache", 3)
 		opt.DecoderLRScale = scale
 		opt.TopicInit = "random" // the "fit" start's warm-up moves U on its own
+		opt.DecoderRefit = 0     // and so does the refit at the end
 		tr := newTrainer(t, g, s, tinyConfig(g), opt)
 		if name := tr.Model.Topics.U.Name; name != model.DecoderParam {
 			t.Fatalf("decoder rows are named %q, the trainer scales %q", name, model.DecoderParam)

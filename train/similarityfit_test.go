@@ -15,6 +15,7 @@ func TestFitSimilarityEndsTraining(t *testing.T) {
 		opt := tinyOptions(2, "cache", 5)
 		opt.FitSimilarity = fit
 		opt.Select = "last"
+		opt.DecoderRefit = 0 // the fit alone: the refit would move U differently under another σ
 		tr := newTrainer(t, g, s, tinyConfig(g), opt)
 		var log strings.Builder
 		tr.Opt.Log = &log
@@ -28,6 +29,18 @@ func TestFitSimilarityEndsTraining(t *testing.T) {
 		return tr
 	}
 	none, shared, levels := run("none"), run("shared"), run("levels")
+	// With the default decoder refit: fit, refit, fit again.
+	opt := tinyOptions(2, "cache", 5)
+	opt.FitSimilarity, opt.Select, opt.DecoderRefit = "shared", "last", 20
+	tr := newTrainer(t, g, s, tinyConfig(g), opt)
+	var log strings.Builder
+	tr.Opt.Log, tr.log = &log, &log
+	if err := tr.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if got, refits := strings.Count(log.String(), "similarity fit to the words"), strings.Count(log.String(), "decoder refit:"); got != 2 || refits != 1 {
+		t.Errorf("fit with a decoder refit: %d fits and %d refits, want 2 and 1:\n%s", got, refits, log.String())
+	}
 	for name, tr := range map[string]*Trainer{"shared": shared, "levels": levels} {
 		if d := diffBits(paramBits(none.Model), paramBits(tr.Model)); d != "" {
 			t.Errorf("%s: weights differ from the run without the fit: %s", name, d)
@@ -58,6 +71,7 @@ func TestFitSimilarityEndsTraining(t *testing.T) {
 	for _, seed := range []uint64{5, 6, 7} {
 		opt := tinyOptions(3, "cache", seed)
 		opt.FitSimilarity, opt.Select = "shared", "best"
+		opt.DecoderRefit = 0
 		tr := newTrainer(t, g, s, tinyConfig(g), opt)
 		var log strings.Builder
 		tr.Opt.Log = &log
