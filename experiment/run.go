@@ -222,8 +222,6 @@ func checkSpec(dir string, want runSpec) error {
 	return nil
 }
 
-// flatten maps a value, as JSON, to dotted paths and the JSON text of each
-// leaf.
 // zeroJSON reports whether v (one value of flatten) is a JSON zero value.
 func zeroJSON(v string) bool {
 	switch v {
@@ -233,6 +231,8 @@ func zeroJSON(v string) bool {
 	return false
 }
 
+// flatten maps a value, as JSON, to dotted paths and the JSON text of each
+// leaf.
 func flatten(v any) map[string]string {
 	raw, _ := json.Marshal(v)
 	var tree any

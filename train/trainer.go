@@ -433,7 +433,7 @@ func (t *Trainer) Run() error {
 		// The kept state's σ is fitted to its own θ, as the last state's
 		// was before its validation.
 		if t.fitsSimilarity() && t.State.Epoch == t.Opt.Epochs && t.State.BestEpoch != t.State.Epoch {
-			return t.fitSimilarity()
+			return t.fitSimilarity(t.embedCurrent(t.vs.Train))
 		}
 	}
 	return nil
@@ -446,17 +446,12 @@ func (t *Trainer) initTopics() error {
 	}
 	defer t.Opt.Phases.Start("topic start")()
 	m := t.Model
-	var emb *model.Embeddings
-	if t.cache != nil {
-		// Through the trainer's cache, as validation embeds: a cache that
-		// does not read the topics is then still fresh for the epoch or
-		// validation that follows.
-		emb = t.embedCached(t.vs.Train)
-		if m.Cfg.CacheReadsTopics() {
-			t.cacheFresh = false
-		}
-	} else {
-		emb = t.embedTrain(t.vs.Train)
+	// Through the trainer's cache, as validation embeds: a cache that does
+	// not read the topics is then still fresh for the epoch or validation
+	// that follows.
+	emb := t.embedCurrent(t.vs.Train)
+	if t.cache != nil && m.Cfg.CacheReadsTopics() {
+		t.cacheFresh = false
 	}
 	if err := topicstart.Place(m, emb.Tangent, t.Opt.Seed); err != nil {
 		return err
@@ -488,25 +483,14 @@ func (t *Trainer) initTopics() error {
 func (t *Trainer) finalPrune() error {
 	defer t.Opt.Phases.Start("growth")()
 	docs := t.vs.Train
-	var part *model.Embeddings
-	if t.cache != nil {
-		part = t.embedCached(docs)
-	} else {
-		part = t.embedTrain(docs)
-	}
-	return t.growTree(part.Scatter(docs, t.G.NumDocs()), false)
+	return t.growTree(t.embedCurrent(docs).Scatter(docs, t.G.NumDocs()), false)
 }
 
 // refitDecoder runs Opt.DecoderRefit decoder-only steps on the training
-// documents as the current weights embed them (see Options.DecoderRefit).
-func (t *Trainer) refitDecoder() error {
+// documents outside validation as emb (row-aligned with t.vs.Train) embeds
+// them (see Options.DecoderRefit).
+func (t *Trainer) refitDecoder(emb *model.Embeddings) error {
 	defer t.Opt.Phases.Start("topic start")()
-	var emb *model.Embeddings
-	if t.cache != nil {
-		emb = t.embedCached(t.vs.Train)
-	} else {
-		emb = t.embedTrain(t.vs.Train)
-	}
 	began := time.Now()
 	nll, err := topicstart.Fit(t.Model, emb.Tangent, t.In, t.vs.Train, topicstart.Options{
 		Steps: t.Opt.DecoderRefit, LR: t.Opt.TopicWarmupLR, Batch: t.Opt.TopicWarmupBatch,
@@ -526,16 +510,21 @@ func (t *Trainer) refitDecoder() error {
 func (t *Trainer) finish() error {
 	fit := t.fitsSimilarity()
 	if fit {
-		if err := t.fitSimilarity(); err != nil {
+		if err := t.fitSimilarity(t.embedCurrent(t.vs.Train)); err != nil {
 			return err
 		}
 	}
 	if t.Opt.DecoderRefit > 0 {
-		if err := t.refitDecoder(); err != nil {
+		// Embedded after the fit: θ, which σ sets, weights the tree
+		// embedding that the encoder reads.
+		emb := t.embedCurrent(t.vs.Train)
+		if err := t.refitDecoder(emb); err != nil {
 			return err
 		}
 		if fit {
-			return t.fitSimilarity()
+			// The encoder does not read the decoder: the refit leaves
+			// the embeddings as they were.
+			return t.fitSimilarity(emb)
 		}
 	}
 	return nil
@@ -545,16 +534,11 @@ func (t *Trainer) fitsSimilarity() bool {
 	return t.Opt.FitSimilarity != "" && t.Opt.FitSimilarity != "none"
 }
 
-// fitSimilarity fits σ's r and t to the training documents' words as the
-// current weights embed them (see Options.FitSimilarity).
-func (t *Trainer) fitSimilarity() error {
+// fitSimilarity fits σ's r and t to the words of the training documents
+// outside validation as emb (row-aligned with t.vs.Train) embeds them
+// (see Options.FitSimilarity).
+func (t *Trainer) fitSimilarity(emb *model.Embeddings) error {
 	defer t.Opt.Phases.Start("topic start")()
-	var emb *model.Embeddings
-	if t.cache != nil {
-		emb = t.embedCached(t.vs.Train)
-	} else {
-		emb = t.embedTrain(t.vs.Train)
-	}
 	r0, t0 := t.Model.Topics.Similarity()
 	f, err := topicstart.FitSimilarity(t.Model, emb.Tangent, t.In, t.vs.Train, t.Opt.FitSimilarity == "levels")
 	if err != nil {
@@ -563,6 +547,16 @@ func (t *Trainer) fitSimilarity() error {
 	fmt.Fprintf(t.log, "similarity fit to the words (%s): r %.4g → %.4g, t %.4g → %.4g, levels' r %.4g, t %.4g; topic NLL %.4f → %.4f per token\n",
 		t.Opt.FitSimilarity, r0, f.R, t0, f.T, f.LevelR, f.LevelT, f.Before, f.After)
 	return nil
+}
+
+// embedCurrent embeds docs with the current weights as validation does:
+// through the trainer's cache when training keeps one (embedCached), else
+// each through its links to the training documents (embedTrain).
+func (t *Trainer) embedCurrent(docs []int32) *model.Embeddings {
+	if t.cache != nil {
+		return t.embedCached(docs)
+	}
+	return t.embedTrain(docs)
 }
 
 // embedTrain embeds docs with the current weights, each through its links
@@ -813,13 +807,7 @@ func (t *Trainer) scoreValidation(rec *EpochLog) *model.Embeddings {
 	vs := t.vs
 	docs := slices.Concat(vs.Train, vs.Test)
 	slices.Sort(docs)
-	var part *model.Embeddings
-	if t.cache != nil {
-		part = t.embedCached(docs)
-	} else {
-		part = t.embedTrain(docs)
-	}
-	emb := part.Scatter(docs, t.G.NumDocs())
+	emb := t.embedCurrent(docs).Scatter(docs, t.G.NumDocs())
 	rec.LevelShare = t.levelShare(emb)
 	if len(vs.Test) == 0 {
 		return emb
