@@ -111,6 +111,13 @@ type Config struct {
 	// the batch's mean mass per level of the tree (Σ of θ over a level's
 	// topics), as hLDA's GEM prior keeps every level in use. 0: none.
 	LambdaLevel float64 `json:"lambda_level,omitempty"`
+	// LevelTarget, when set, is the level prior's target π instead of the
+	// uniform: KL(π ‖ q̄), root first, one positive weight per level of
+	// the initial tree (normalised to sum to 1). A root-heavy target lets
+	// the root explain more of every document's general words. A tree
+	// whose depth has changed (growth without KeepDepth) falls back to
+	// the uniform.
+	LevelTarget []float64 `json:"level_target,omitempty"`
 	// LambdaBranch weighs a prior on the branches: the mean over sibling
 	// groups of KL(uniform ‖ q̄), q̄ the children's shares of their group's
 	// batch-mean subtree mass (Model.branchPrior), so no child is starved
@@ -291,6 +298,10 @@ func (c *Config) Validate() error {
 	check(c.Hops >= 0 && c.Hops <= 2, "hops %d: want 1 or 2 (0 means 1)", c.Hops)
 	check(finiteNonNeg(c.LambdaTopic) && finiteNonNeg(c.LambdaSup) && finiteNonNeg(c.LambdaLevel) && finiteNonNeg(c.LambdaBranch) && finiteNonNeg(c.LambdaDiv), "loss weights λ_topic=%g, λ_sup=%g, λ_level=%g, λ_branch=%g, λ_div=%g must be finite and non-negative", c.LambdaTopic, c.LambdaSup, c.LambdaLevel, c.LambdaBranch, c.LambdaDiv)
 	t := c.Tree
+	check(len(c.LevelTarget) == 0 || len(c.LevelTarget) == t.InitDepth, "level target has %d weights for an initial tree of %d levels", len(c.LevelTarget), t.InitDepth)
+	for _, w := range c.LevelTarget {
+		check(w > 0 && !math.IsInf(w, 1), "level target weight %g must be positive and finite", w)
+	}
 	check(t.Mode == "grow" || t.Mode == "fixed" || t.Mode == "flat", "tree mode %q: want grow, fixed or flat", t.Mode)
 	check(t.InitDepth >= 1 && t.Branching >= 1, "initial tree %d levels × %d children must be positive", t.InitDepth, t.Branching)
 	check(t.MaxDepth >= t.InitDepth, "max depth %d below the initial depth %d", t.MaxDepth, t.InitDepth)

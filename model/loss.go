@@ -138,13 +138,13 @@ func (in *Inputs) SubsetBoW(docs []int32) (ptr []int64, word []int32, count []fl
 	return ptr, word, count
 }
 
-// levelPrior returns KL(u ‖ q̄) for θ (B,T): q̄_h is the batch's mean mass
-// at level h (Σ of θ over the level's topics) and u uniform over the tree's
-// D levels:
+// levelPrior returns KL(π ‖ q̄) for θ (B,T): q̄_h is the batch's mean mass
+// at level h (Σ of θ over the level's topics) and π the target over the
+// tree's D levels, uniform unless Config.LevelTarget gives one:
 //
-//	KL = Σ_h (1/D) log((1/D) / q̄_h) = −log D − (1/D) Σ_h log q̄_h
+//	KL = Σ_h π_h log(π_h / q̄_h) = Σ_h π_h log π_h − Σ_h π_h log q̄_h
 //
-// It is zero when the levels share the mass equally and grows without
+// It is zero when the levels share the mass as π does and grows without
 // bound as any level empties, so no level can be starved however the
 // stick-breaking sits; per document, θ still chooses freely.
 func (m *Model) levelPrior(tp *tensor.Tape, theta *tensor.Tensor) *tensor.Tensor {
@@ -156,12 +156,35 @@ func (m *Model) levelPrior(tp *tensor.Tape, theta *tensor.Tensor) *tensor.Tensor
 	}
 	q := tp.MeanAxis(tp.MatMul(theta, ind, false, false), 0) // (D)
 	logq := tp.Log(tp.AddScalar(q, 1e-12))
-	u := tp.Alloc(false, D, 1)
-	for h := range u.Data {
-		u.Data[h] = -1 / float32(D)
+	pi := m.levelTarget(D)
+	negPi := tp.Alloc(false, D, 1)
+	var ent float64 // Σ π log π
+	for h, p := range pi {
+		negPi.Data[h] = -float32(p)
+		ent += p * math.Log(p)
 	}
-	kl := tp.MatMul(tp.Reshape(logq, 1, D), u, false, false) // −(1/D) Σ log q̄
-	return tp.AddScalar(tp.Reshape(kl, 1), -float32(math.Log(float64(D))))
+	kl := tp.MatMul(tp.Reshape(logq, 1, D), negPi, false, false) // −Σ π log q̄
+	return tp.AddScalar(tp.Reshape(kl, 1), float32(ent))
+}
+
+// levelTarget is the level prior's π over D levels: Config.LevelTarget
+// normalised when it has D weights, the uniform otherwise.
+func (m *Model) levelTarget(D int) []float64 {
+	pi := make([]float64, D)
+	if w := m.Cfg.LevelTarget; len(w) == D {
+		var sum float64
+		for _, x := range w {
+			sum += x
+		}
+		for h, x := range w {
+			pi[h] = x / sum
+		}
+		return pi
+	}
+	for h := range pi {
+		pi[h] = 1 / float64(D)
+	}
+	return pi
 }
 
 // branchPrior returns the mean over the tree's sibling groups (the

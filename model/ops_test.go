@@ -414,3 +414,76 @@ func TestBranchPrior(t *testing.T) {
 		})
 	}
 }
+
+// TestLevelPrior checks Model.levelPrior against KL(π ‖ q̄) computed
+// directly (q̄ the batch's mean mass per level) for the uniform π and a
+// root-heavy target, and that it is zero when q̄ equals π.
+func TestLevelPrior(t *testing.T) {
+	g := tinyGraph(9, 20, 3, 9, true, 1)
+	for _, tc := range []struct {
+		name   string
+		target []float64 // as configured (unnormalised)
+		pi     []float64 // normalised
+	}{
+		{"uniform", nil, []float64{1.0 / 3, 1.0 / 3, 1.0 / 3}},
+		{"root-heavy", []float64{2, 1, 1}, []float64{0.5, 0.25, 0.25}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := tinyConfig(g)
+			cfg.Tree.InitDepth, cfg.Tree.Branching, cfg.Tree.MaxDepth = 3, 2, 3
+			cfg.LevelTarget = tc.target
+			m, err := New(cfg, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tab := m.Topics.Tables()
+			want := func(theta []float64, B int) float64 {
+				q := make([]float64, 3)
+				for b := range B {
+					for u := range tab.T {
+						q[tab.Level[u]] += theta[b*tab.T+u] / float64(B)
+					}
+				}
+				kl := 0.0
+				for h, p := range tc.pi {
+					kl += p * math.Log(p/q[h])
+				}
+				return kl
+			}
+			rng := rand.New(rand.NewPCG(5, 6))
+			skewed := make([]float64, 4*tab.T)
+			for i := range skewed {
+				skewed[i] = rng.Float64()
+			}
+			// θ rows at the target: each level's mass π_h, spread over its topics.
+			count := make([]float64, 3)
+			for _, l := range tab.Level {
+				count[l]++
+			}
+			atTarget := make([]float64, 2*tab.T)
+			for b := range 2 {
+				for u, l := range tab.Level {
+					atTarget[b*tab.T+u] = tc.pi[l] / count[l]
+				}
+			}
+			for _, c := range []struct {
+				name  string
+				theta []float64
+				B     int
+			}{{"skewed", skewed, 4}, {"at target", atTarget, 2}} {
+				th := make([]float32, len(c.theta))
+				for i, v := range c.theta {
+					th[i] = float32(v)
+				}
+				got := float64(m.levelPrior(tensor.NewTape(), tensor.FromData(th, c.B, tab.T)).Data[0])
+				w := want(c.theta, c.B)
+				if math.Abs(got-w) > 1e-5 {
+					t.Errorf("%s: level prior %g, want %g", c.name, got, w)
+				}
+				if c.name == "at target" && math.Abs(w) > 1e-9 {
+					t.Errorf("reference %g at the target, want 0", w)
+				}
+			}
+		})
+	}
+}

@@ -116,6 +116,18 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 		c.Tree.Background, c.Tree.BackgroundLevels = true, ws
 		return nil
 	})
+	fs.Func("level-target", "the level prior's target share per level, root first, comma-separated, one positive weight per level of the initial tree (normalised); default: uniform", func(v string) error {
+		var ws []float64
+		for _, f := range strings.Split(v, ",") {
+			w, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+			if err != nil || !(w > 0) || math.IsInf(w, 0) {
+				return fmt.Errorf("%q is not a positive finite number", f)
+			}
+			ws = append(ws, w)
+		}
+		c.LevelTarget = ws
+		return nil
+	})
 	fs.BoolVar(&c.Tree.GrowLeaves, "grow-leaves", false, "let leaves grow children (deepens the tree; not in the paper)")
 	fs.BoolVar(&c.NoTree, "no-tree-embedding", false, "ablation: layers 2..L do not see the tree embedding e_i")
 	fs.BoolVar(&c.NoGraph, "no-graph-embedding", false, "ablation: layers 2..L do not see the graph embedding g_i")
