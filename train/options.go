@@ -109,6 +109,15 @@ type Options struct {
 	// validation: the topics added by the last growth had no pruning
 	// after them, and some end with no documents.
 	FinalPrune bool `json:"final_prune,omitempty"`
+	// FinalPruneBelow, when positive, makes that last update prune by
+	// the words themselves: every topic whose subtree holds less than
+	// this share of the training words is removed (with KeepDepth, each
+	// kept topic's largest child stays). It removes the topics that
+	// training left with next to no words (growth's last additions, or
+	// leaves their documents deserted after the last update: their top
+	// words drift to rare terms), not the small leaves that growth's
+	// path-share rule judges, which documents still use.
+	FinalPruneBelow float64 `json:"final_prune_below,omitempty"`
 
 	// Select is which state Run leaves the model in: "best" (the
 	// validated state of highest validation score, EpochLog.Score) or
@@ -221,6 +230,7 @@ func (o *Options) Validate() error {
 		check(!math.IsNaN(f.v) && !math.IsInf(f.v, 0), "%s %v is not a finite number", f.name, f.v)
 	}
 	check(o.Epochs >= 1, "epochs %d must be positive", o.Epochs)
+	check(o.FinalPruneBelow >= 0 && o.FinalPruneBelow < 1, "final prune share %g outside [0, 1)", o.FinalPruneBelow)
 	check(o.StopAfter >= 0, "stop after %d epochs: must be non-negative (0 = all)", o.StopAfter)
 	check(o.BatchLinks >= 1, "batch of %d links must be positive", o.BatchLinks)
 	check(o.LR > 0 && o.LRFloor >= 0 && o.LRFloor <= o.LR, "learning rates %g → %g must satisfy 0 ≤ floor ≤ peak, peak > 0", o.LR, o.LRFloor)

@@ -400,7 +400,7 @@ func (t *Trainer) Run() error {
 			}
 		}
 		last := t.State.Epoch == t.Opt.Epochs
-		if last && t.Opt.FinalPrune && t.Model.Cfg.Tree.Mode == "grow" {
+		if last && (t.Opt.FinalPrune || t.Opt.FinalPruneBelow > 0) && t.Model.Cfg.Tree.Mode == "grow" {
 			if err := t.finalPrune(); err != nil {
 				return err
 			}
@@ -477,9 +477,9 @@ func (t *Trainer) initTopics() error {
 	return nil
 }
 
-// finalPrune is the last tree update (Options.FinalPrune): the pruning
-// of growTree without its additions, on the training documents as the
-// final weights embed them.
+// finalPrune is the last tree update (Options.FinalPrune,
+// Options.FinalPruneBelow): the pruning of growTree without its additions,
+// on the training documents as the final weights embed them.
 func (t *Trainer) finalPrune() error {
 	defer t.Opt.Phases.Start("growth")()
 	docs := t.vs.Train
@@ -985,7 +985,10 @@ func (t *Trainer) growTree(emb *model.Embeddings, add bool) error {
 	if !add {
 		uo.Add = 1 // no topic's share exceeds 1: prune only
 	}
-	if tc.PruneBy == "path" {
+	switch {
+	case !add && t.Opt.FinalPruneBelow > 0:
+		uo.Prune = t.Opt.FinalPruneBelow // subtree word mass against the floor
+	case tc.PruneBy == "path":
 		uo.Path = topictree.PathShares(m.Topics.Tables(), theta, lengths)
 	}
 	res, err := m.Topics.Tree.Update(shares, uo)

@@ -54,6 +54,7 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.TopicInit, "topic-init", o.TopicInit, "fit (kmeans, then σ's r and t calibrated to the documents' distances and a decoder warm-up; overrides --fd-radius and --fd-temp), kmeans (start the topics at a hierarchical clustering of the documents' initial embeddings) or random (the paper)")
 	fs.IntVar(&o.TopicWarmup, "topic-warmup", o.TopicWarmup, "decoder-only steps of --topic-init fit")
 	fs.BoolVar(&o.FinalPrune, "final-prune", o.FinalPrune, "end a growing tree's training with a tree update that prunes (as growth does) and adds nothing, before the last validation")
+	fs.Float64Var(&o.FinalPruneBelow, "final-prune-below", o.FinalPruneBelow, "end a growing tree's training by removing every topic whose subtree holds less than this share of the training words (the topics training left empty), before the similarity fit and the last validation (0: none)")
 	fs.IntVar(&o.DecoderRefit, "decoder-refit", o.DecoderRefit, "end training with this many decoder-only steps on the final document embeddings, before the last validation (0: none)")
 	fs.StringVar(&o.FitSimilarity, "fit-similarity", o.FitSimilarity, "end training by fitting σ's r and t to the training documents' words (how sharply θ commits a document to a path), before the last validation: shared (one r and t for paths and levels), levels (the level σ gets its own) or none")
 	fs.IntVar(&o.TopicRefit, "topic-refit", o.TopicRefit, "redo the topic start after this epoch, on the trained document embeddings (0: never)")
