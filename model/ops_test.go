@@ -399,11 +399,7 @@ func TestBranchPrior(t *testing.T) {
 		B     int
 	}{{"skewed", skewed, 3}, {"balanced", balanced, 2}} {
 		t.Run(tc.name, func(t *testing.T) {
-			th := make([]float32, len(tc.theta))
-			for i, v := range tc.theta {
-				th[i] = float32(v)
-			}
-			got := float64(m.branchPrior(tensor.NewTape(), tensor.FromData(th, tc.B, tab.T)).Data[0])
+			got := float64(m.branchPrior(tensor.NewTape(), tensor.FromData(float32s(tc.theta), tc.B, tab.T)).Data[0])
 			w := want(tc.theta, tc.B)
 			if math.Abs(got-w) > 1e-5 {
 				t.Errorf("branch prior %g, want %g", got, w)
@@ -471,11 +467,7 @@ func TestLevelPrior(t *testing.T) {
 				theta []float64
 				B     int
 			}{{"skewed", skewed, 4}, {"at target", atTarget, 2}} {
-				th := make([]float32, len(c.theta))
-				for i, v := range c.theta {
-					th[i] = float32(v)
-				}
-				got := float64(m.levelPrior(tensor.NewTape(), tensor.FromData(th, c.B, tab.T)).Data[0])
+				got := float64(m.levelPrior(tensor.NewTape(), tensor.FromData(float32s(c.theta), c.B, tab.T)).Data[0])
 				w := want(c.theta, c.B)
 				if math.Abs(got-w) > 1e-5 {
 					t.Errorf("%s: level prior %g, want %g", c.name, got, w)
@@ -486,4 +478,13 @@ func TestLevelPrior(t *testing.T) {
 			}
 		})
 	}
+}
+
+// float32s rounds xs to float32.
+func float32s(xs []float64) []float32 {
+	out := make([]float32, len(xs))
+	for i, v := range xs {
+		out[i] = float32(v)
+	}
+	return out
 }
