@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/gtformer/gtformer/tensor"
 )
@@ -147,6 +148,13 @@ type UpdateOptions struct {
 	// the initial tree, and depth only shrinks (by pruning). With
 	// GrowLeaves the tree can deepen up to Limits.MaxDepth.
 	GrowLeaves bool
+	// AddScore, when set (T, dense rows), narrows the additions to the
+	// topics that most need a child: of the topics the share rule and the
+	// limits would give one, only those whose score is at least the
+	// candidates' mean get it (the trainer's score: how poorly the words
+	// of the documents in the topic's subtree are explained,
+	// train.ReconstructionScores).
+	AddScore []float64
 }
 
 // DefaultUpdateOptions are the paper's thresholds, s_add = s_prune = 0.05.
@@ -228,7 +236,8 @@ func (r UpdateResult) RemapRows(old []float32, cols int) []float32 {
 //     level + 1 is below Limits.MaxDepth. A topic that lost all its
 //     children in step 1 is a leaf by then, so it gets a new child only
 //     with GrowLeaves: step 1 judged its old children too small, and the
-//     paper grows only non-leaf topics.
+//     paper grows only non-leaf topics. With opt.AddScore, only the
+//     candidates scoring at least their mean get a child.
 //
 // Pruning first means a topic's new child is never pruned in the same
 // update (it has no share yet), and the limits are checked against the tree
@@ -253,6 +262,16 @@ func (t *Tree) Update(s []float64, opt UpdateOptions) (UpdateResult, error) {
 	mass := append([]float64(nil), s...)
 	for r := tb.T - 1; r >= 1; r-- {
 		mass[tb.Parent[r]] += mass[r]
+	}
+	if opt.AddScore != nil {
+		if len(opt.AddScore) != tb.T {
+			return UpdateResult{}, fmt.Errorf("topictree: update: %d add scores for %d topics", len(opt.AddScore), tb.T)
+		}
+		for r, v := range opt.AddScore {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return UpdateResult{}, fmt.Errorf("topictree: update: add score of topic %d is %v", tb.ID[r], v)
+			}
+		}
 	}
 	if opt.Path != nil {
 		if len(opt.Path) != tb.T {
@@ -304,12 +323,12 @@ func (t *Tree) Update(s []float64, opt UpdateOptions) (UpdateResult, error) {
 	}
 
 	// 2. Add, on the pruned tree, in old row order.
+	var cand []int
 	for r := range tb.T {
 		if removed[r] || !(s[r] > opt.Add) {
 			continue
 		}
-		id := tb.ID[r]
-		n := t.nodes[id]
+		n := t.nodes[tb.ID[r]]
 		if len(n.children) == 0 && (!opt.GrowLeaves || n.level+1 >= t.lim.MaxDepth) {
 			continue
 		}
@@ -319,8 +338,20 @@ func (t *Tree) Update(s []float64, opt UpdateOptions) (UpdateResult, error) {
 		if opt.KeepDepth && len(n.children) > 0 && n.level+2 != tb.Depth {
 			continue
 		}
+		cand = append(cand, r)
+	}
+	if opt.AddScore != nil && len(cand) > 0 {
+		var mean float64
+		for _, r := range cand {
+			mean += opt.AddScore[r]
+		}
+		mean /= float64(len(cand))
+		cand = slices.DeleteFunc(cand, func(r int) bool { return opt.AddScore[r] < mean })
+	}
+	for _, r := range cand {
+		id := tb.ID[r]
 		c := t.attach(id)
-		res.Changes = append(res.Changes, Change{Op: Added, ID: c, Parent: id, Level: n.level + 1, Share: s[r]})
+		res.Changes = append(res.Changes, Change{Op: Added, ID: c, Parent: id, Level: t.nodes[id].level + 1, Share: s[r]})
 	}
 
 	if !res.Changed() {

@@ -342,6 +342,8 @@ func TestUpdateRejectsBadShares(t *testing.T) {
 		{"inf", shares(0.1, map[int]float64{3: math.Inf(1)}), DefaultUpdateOptions},
 		{"negative", shares(0.1, map[int]float64{3: -0.1}), DefaultUpdateOptions},
 		{"badThreshold", shares(0.1, nil), UpdateOptions{Add: math.NaN(), Prune: 0.05}},
+		{"shortScore", shares(0.1, nil), UpdateOptions{Add: 0.05, Prune: 0.05, AddScore: make([]float64, 12)}},
+		{"nanScore", shares(0.1, nil), UpdateOptions{Add: 0.05, Prune: 0.05, AddScore: append(make([]float64, 12), math.NaN())}},
 	} {
 		tr, _ := New(3, 3)
 		before := tr.String()
@@ -507,5 +509,50 @@ func TestUpdateKeepDepth(t *testing.T) {
 		} else if !slices.Equal(under, []int{0, 2}) || has(3) || has(4) {
 			t.Errorf("paper's rule: additions under %v (want [0 2]: 1 is a leaf after pruning), topics %v (want 3 and 4 pruned)", under, tr.IDs())
 		}
+	}
+}
+
+// TestUpdateAddScore checks that AddScore narrows the additions to the
+// candidates (topics the share rule and the limits would grow) scoring at
+// least their mean, and that a topic's score alone, without the share,
+// grows nothing.
+func TestUpdateAddScore(t *testing.T) {
+	// Root 0, children 1-3 (level 1), leaves 4-12: every level-1 topic is
+	// above s_add, the root too (but KeepDepth keeps it from growing).
+	s := shares(0.06, map[int]float64{0: 0.2})
+	for _, tc := range []struct {
+		name  string
+		score map[int]float64
+		want  []int // parents that get a child
+	}{
+		{"one worst", map[int]float64{1: 7.0, 2: 6.0, 3: 6.1}, []int{1}},
+		{"two above the mean", map[int]float64{1: 7.0, 2: 6.0, 3: 6.9}, []int{1, 3}},
+		{"all equal", map[int]float64{1: 6.5, 2: 6.5, 3: 6.5}, []int{1, 2, 3}},
+		// Leaf 4's high score does not make it a candidate.
+		{"leaf score ignored", map[int]float64{4: 99, 1: 6.0, 2: 6.0, 3: 7.0}, []int{3}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr, _ := New(3, 3)
+			score := make([]float64, 13)
+			for r, v := range tc.score {
+				score[r] = v
+			}
+			res, err := tr.Update(s, UpdateOptions{Add: 0.05, Prune: 0.01, KeepDepth: true, AddScore: score})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var under []int
+			for _, c := range res.Changes {
+				if c.Op == Added {
+					under = append(under, c.Parent)
+				} else {
+					t.Errorf("unexpected %v", c)
+				}
+			}
+			slices.Sort(under)
+			if !slices.Equal(under, tc.want) {
+				t.Errorf("children added under %v, want %v", under, tc.want)
+			}
+		})
 	}
 }

@@ -149,9 +149,17 @@ type Options struct {
 	// GrowPlace starts each topic that growth adds where its parent's
 	// documents lie farthest from the parent's other children
 	// (topicstart.PlaceAdded), instead of at its parent plus noise.
-	GrowPlace  bool `json:"grow_place,omitempty"`
-	EmbedBatch int  `json:"embed_batch"` // documents per inference batch
-	MaxNbrs    int  `json:"max_nbrs"`    // neighbours a document aggregates at inference
+	GrowPlace bool `json:"grow_place,omitempty"`
+	// GrowBy is what decides which topics growth gives a child: "share"
+	// (or ""; the paper: every non-leaf topic whose share exceeds s_add)
+	// or "nll": of those, only the ones whose subtree's documents have
+	// their words explained worst (per-token NLL under θ and β, weighted
+	// by the documents' mass in the subtree: ReconstructionScores), at
+	// or above the candidates' mean. Growth then adds where the words
+	// need a topic, not under every topic that is merely large.
+	GrowBy     string `json:"grow_by,omitempty"`
+	EmbedBatch int    `json:"embed_batch"` // documents per inference batch
+	MaxNbrs    int    `json:"max_nbrs"`    // neighbours a document aggregates at inference
 
 	// Checkpoint, when set, is a directory where the state is saved after
 	// every epoch (atomically) and from which Resume continues.
@@ -238,6 +246,7 @@ func (o *Options) Validate() error {
 	check(o.WeightDecay >= 0 && o.Clip >= 0, "weight decay and clip must be non-negative")
 	check(o.DecoderLRScale >= 0 && !math.IsInf(o.DecoderLRScale, 0), "decoder learning-rate scale %g must be non-negative and finite", o.DecoderLRScale)
 	check(o.Nesting == "full" || o.Nesting == "cache", "nesting %q: want full or cache", o.Nesting)
+	check(o.GrowBy == "" || o.GrowBy == "share" || o.GrowBy == "nll", "grow by %q: want share or nll", o.GrowBy)
 	check(o.Select == "" || o.Select == "best" || o.Select == "last", "select %q: want best or last", o.Select)
 	check(o.TopicInit == "fit" || o.TopicInit == "kmeans" || o.TopicInit == "random" || o.TopicInit == "", "topic init %q: want fit, kmeans or random", o.TopicInit)
 	check(o.TopicWarmup >= 0 && o.TopicWarmupBatch >= 0, "topic warm-up of %d steps × %d documents must be non-negative", o.TopicWarmup, o.TopicWarmupBatch)

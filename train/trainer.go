@@ -991,6 +991,13 @@ func (t *Trainer) growTree(emb *model.Embeddings, add bool) error {
 	case tc.PruneBy == "path":
 		uo.Path = topictree.PathShares(m.Topics.Tables(), theta, lengths)
 	}
+	if add && t.Opt.GrowBy == "nll" {
+		words := make([][]int32, len(docs))
+		for i, d := range docs {
+			words[i] = t.G.Doc(int(d))
+		}
+		uo.AddScore = ReconstructionScores(m.Topics.Tables(), theta, m.Beta(), words)
+	}
 	res, err := m.Topics.Tree.Update(shares, uo)
 	if err != nil {
 		return fmt.Errorf("tree update after epoch %d: %w", t.State.Epoch, err)
