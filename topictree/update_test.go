@@ -489,13 +489,7 @@ func TestUpdateKeepDepth(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var under []int
-		for _, c := range res.Changes {
-			if c.Op == Added {
-				under = append(under, c.Parent)
-			}
-		}
-		slices.Sort(under)
+		under := addedUnder(res)
 		has := func(id int) bool { return slices.Contains(tr.IDs(), id) }
 		if keep {
 			if !slices.Equal(under, []int{1, 2}) || has(3) || !has(4) {
@@ -541,18 +535,21 @@ func TestUpdateAddScore(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var under []int
-			for _, c := range res.Changes {
-				if c.Op == Added {
-					under = append(under, c.Parent)
-				} else {
-					t.Errorf("unexpected %v", c)
-				}
-			}
-			slices.Sort(under)
-			if !slices.Equal(under, tc.want) {
-				t.Errorf("children added under %v, want %v", under, tc.want)
+			if under := addedUnder(res); !slices.Equal(under, tc.want) || len(res.Changes) != len(under) {
+				t.Errorf("changes %v, want only children added under %v", res.Changes, tc.want)
 			}
 		})
 	}
+}
+
+// addedUnder lists, sorted, the parents of the topics an update added.
+func addedUnder(res UpdateResult) []int {
+	var under []int
+	for _, c := range res.Changes {
+		if c.Op == Added {
+			under = append(under, c.Parent)
+		}
+	}
+	slices.Sort(under)
+	return under
 }
