@@ -118,6 +118,11 @@ type Options struct {
 	// words drift to rare terms), not the small leaves that growth's
 	// path-share rule judges, which documents still use.
 	FinalPruneBelow float64 `json:"final_prune_below,omitempty"`
+	// FinalPruneBy is what FinalPruneBelow's floor is compared with:
+	// "words" (or "": the share of the training words in the topic's
+	// subtree) or "path" (the share of the words whose document's path
+	// runs through the topic, as growth's --prune-by path).
+	FinalPruneBy string `json:"final_prune_by,omitempty"`
 
 	// Select is which state Run leaves the model in: "best" (the
 	// validated state of highest validation score, EpochLog.Score) or
@@ -239,6 +244,7 @@ func (o *Options) Validate() error {
 	}
 	check(o.Epochs >= 1, "epochs %d must be positive", o.Epochs)
 	check(o.FinalPruneBelow >= 0 && o.FinalPruneBelow < 1, "final prune share %g outside [0, 1)", o.FinalPruneBelow)
+	check(o.FinalPruneBy == "" || o.FinalPruneBy == "words" || o.FinalPruneBy == "path", "final prune by %q: want words or path", o.FinalPruneBy)
 	check(o.StopAfter >= 0, "stop after %d epochs: must be non-negative (0 = all)", o.StopAfter)
 	check(o.BatchLinks >= 1, "batch of %d links must be positive", o.BatchLinks)
 	check(o.LR > 0 && o.LRFloor >= 0 && o.LRFloor <= o.LR, "learning rates %g → %g must satisfy 0 ≤ floor ≤ peak, peak > 0", o.LR, o.LRFloor)

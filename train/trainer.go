@@ -987,7 +987,10 @@ func (t *Trainer) growTree(emb *model.Embeddings, add bool) error {
 	}
 	switch {
 	case !add && t.Opt.FinalPruneBelow > 0:
-		uo.Prune = t.Opt.FinalPruneBelow // subtree word mass against the floor
+		uo.Prune = t.Opt.FinalPruneBelow // subtree word mass (or path share) against the floor
+		if t.Opt.FinalPruneBy == "path" {
+			uo.Path = topictree.PathShares(m.Topics.Tables(), theta, lengths)
+		}
 	case tc.PruneBy == "path":
 		uo.Path = topictree.PathShares(m.Topics.Tables(), theta, lengths)
 	}
