@@ -155,6 +155,13 @@ type UpdateOptions struct {
 	// of the documents in the topic's subtree are explained,
 	// train.ReconstructionScores).
 	AddScore []float64
+	// BeforeLast places each new topic before its parent's last child
+	// instead of after it. Under the stick-breaking the last child takes
+	// the rest of its parent's stick (its own σ unused), so an appended
+	// topic starts as its siblings' catch-all, collecting the mass they
+	// leave; placed before the last, it takes its share through its own
+	// σ, and the established last child stays the catch-all.
+	BeforeLast bool
 }
 
 // DefaultUpdateOptions are the paper's thresholds, s_add = s_prune = 0.05.
@@ -350,7 +357,7 @@ func (t *Tree) Update(s []float64, opt UpdateOptions) (UpdateResult, error) {
 	}
 	for _, r := range cand {
 		id := tb.ID[r]
-		c := t.attach(id)
+		c := t.attachAt(id, opt.BeforeLast)
 		res.Changes = append(res.Changes, Change{Op: Added, ID: c, Parent: id, Level: t.nodes[id].level + 1, Share: s[r]})
 	}
 

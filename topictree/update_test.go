@@ -553,3 +553,41 @@ func addedUnder(res UpdateResult) []int {
 	slices.Sort(under)
 	return under
 }
+
+// TestUpdateBeforeLast checks that BeforeLast places a new topic before its
+// parent's last child, which stays last, and that appending (the default)
+// makes the new topic the last child.
+func TestUpdateBeforeLast(t *testing.T) {
+	s := shares(0.06, map[int]float64{0: 0.2})
+	for _, tc := range []struct {
+		name       string
+		beforeLast bool
+		want       func(newID int) []int // topic 1's children after the update
+	}{
+		{"append", false, func(c int) []int { return []int{4, 5, 6, c} }},
+		{"before last", true, func(c int) []int { return []int{4, 5, c, 6} }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr, _ := New(3, 3)
+			res, err := tr.Update(s, UpdateOptions{Add: 0.05, Prune: 0.01, KeepDepth: true, BeforeLast: tc.beforeLast})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := -1
+			for _, ch := range res.Changes {
+				if ch.Op == Added && ch.Parent == 1 {
+					c = ch.ID
+				}
+			}
+			if c < 0 {
+				t.Fatalf("no topic added under 1: %v", res.Changes)
+			}
+			if got, want := tr.Children(1), tc.want(c); !slices.Equal(got, want) {
+				t.Errorf("children of 1: %v, want %v", got, want)
+			}
+			if tab := tr.Tables(); !tab.IsLast[tr.Row(tc.want(c)[3])] {
+				t.Errorf("topic %d is not marked last", tc.want(c)[3])
+			}
+		})
+	}
+}

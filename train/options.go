@@ -162,9 +162,13 @@ type Options struct {
 	// by the documents' mass in the subtree: ReconstructionScores), at
 	// or above the candidates' mean. Growth then adds where the words
 	// need a topic, not under every topic that is merely large.
-	GrowBy     string `json:"grow_by,omitempty"`
-	EmbedBatch int    `json:"embed_batch"` // documents per inference batch
-	MaxNbrs    int    `json:"max_nbrs"`    // neighbours a document aggregates at inference
+	GrowBy string `json:"grow_by,omitempty"`
+	// GrowBeforeLast places each topic growth adds before its parent's
+	// last child (topictree.UpdateOptions.BeforeLast), so that it does
+	// not start as the stick-breaking's catch-all.
+	GrowBeforeLast bool `json:"grow_before_last,omitempty"`
+	EmbedBatch     int  `json:"embed_batch"` // documents per inference batch
+	MaxNbrs        int  `json:"max_nbrs"`    // neighbours a document aggregates at inference
 
 	// Checkpoint, when set, is a directory where the state is saved after
 	// every epoch (atomically) and from which Resume continues.

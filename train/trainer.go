@@ -981,7 +981,7 @@ func (t *Trainer) growTree(emb *model.Embeddings, add bool) error {
 		return fmt.Errorf("tree update after epoch %d: %w", t.State.Epoch, err)
 	}
 	tc := m.Cfg.Tree
-	uo := topictree.UpdateOptions{Add: tc.SAdd, Prune: tc.SPrune, GrowLeaves: tc.GrowLeaves, KeepDepth: tc.KeepDepth}
+	uo := topictree.UpdateOptions{Add: tc.SAdd, Prune: tc.SPrune, GrowLeaves: tc.GrowLeaves, KeepDepth: tc.KeepDepth, BeforeLast: t.Opt.GrowBeforeLast}
 	if !add {
 		uo.Add = 1 // no topic's share exceeds 1: prune only
 	}

@@ -69,6 +69,7 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&o.ValidateStart, "validate-start", o.ValidateStart, "also score the start (before the first step) on validation, as epoch 0 of the learning curve")
 	fs.IntVar(&o.GrowEvery, "grow-every", o.GrowEvery, "epochs between tree growth/pruning steps")
 	fs.StringVar(&o.GrowBy, "grow-by", o.GrowBy, "which topics growth gives a child: share (every non-leaf topic above --s-add, the paper) or nll (of those, the ones whose documents' words are explained worst, at or above their mean)")
+	fs.BoolVar(&o.GrowBeforeLast, "grow-before-last", o.GrowBeforeLast, "growth places each new topic before its parent's last child (which takes the rest of the stick) instead of after it")
 	fs.BoolVar(&o.GrowPlace, "grow-place", o.GrowPlace, "growth starts each new topic where its parent's documents lie farthest from the parent's other children (instead of at its parent plus noise)")
 	fs.IntVar(&c.Width, "width", c.Width, "model width n (hyperbolic dimension)")
 	fs.IntVar(&c.Layers, "layers", c.Layers, "transformer layers L (layer 1 plain, 2..L nested)")
