@@ -213,6 +213,11 @@ type TreeConfig struct {
 	// KeepDepth keeps every path at the tree's depth through growth and
 	// pruning (topictree.UpdateOptions.KeepDepth).
 	KeepDepth bool `json:"keep_depth,omitempty"`
+	// NormStick gives the last child of every topic its own σ too and
+	// normalises each sibling group's takes (topictree.StickOptions), so
+	// that no child is the catch-all of the stick its siblings leave (the
+	// paper's stick hands the last child the rest). Off by default.
+	NormStick bool `json:"norm_stick,omitempty"`
 }
 
 // DefaultContrastLogit is logit q of the calibration's contrast when
