@@ -7,7 +7,8 @@ import (
 )
 
 // Stick-breaking over the tree (paper eqs. 5-6 and the level distribution,
-// with DESIGN.md's "last takes the rest" on both).
+// with DESIGN.md's "last takes the rest" on both; StickOptions.Normalize
+// replaces the topic part by a normalised stick, forwardNorm below).
 //
 // Notation for one document, over dense rows t (root r = 0):
 //
