@@ -153,3 +153,13 @@ func buildTables(t *Tree) *Tables {
 	tb.P = len(tb.Paths)
 	return tb
 }
+
+// SubtreeSums turns x (T, one value per dense row) in place into its sums
+// over subtrees: x[t] becomes the sum of x over t and its descendants.
+// Rows run children after parents, so one pass in reverse adds each row
+// into its parent after the row has gathered its own subtree.
+func (tb *Tables) SubtreeSums(x []float64) {
+	for r := tb.T - 1; r >= 1; r-- {
+		x[tb.Parent[r]] += x[r]
+	}
+}

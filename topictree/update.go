@@ -106,9 +106,7 @@ func PathShares(tab *Tables, theta []float32, lengths []int) []float64 {
 		for l := D - 1; l >= 0; l-- {
 			tail[l] += tail[l+1]
 		}
-		for t := T - 1; t >= 1; t-- {
-			sub[tab.Parent[t]] += sub[t]
-		}
+		tab.SubtreeSums(sub)
 		for t := range T {
 			if tl := tail[tab.Level[t]]; tl > 0 {
 				p[t] += w * sub[t] / tl
@@ -265,11 +263,6 @@ func (t *Tree) Update(s []float64, opt UpdateOptions) (UpdateResult, error) {
 		return UpdateResult{}, fmt.Errorf("topictree: update: thresholds add %v, prune %v must be non-negative", opt.Add, opt.Prune)
 	}
 
-	// Subtree masses, children before parents (reverse dense order).
-	mass := append([]float64(nil), s...)
-	for r := tb.T - 1; r >= 1; r-- {
-		mass[tb.Parent[r]] += mass[r]
-	}
 	if opt.AddScore != nil {
 		if len(opt.AddScore) != tb.T {
 			return UpdateResult{}, fmt.Errorf("topictree: update: %d add scores for %d topics", len(opt.AddScore), tb.T)
@@ -280,6 +273,10 @@ func (t *Tree) Update(s []float64, opt UpdateOptions) (UpdateResult, error) {
 			}
 		}
 	}
+
+	// Subtree masses.
+	mass := append([]float64(nil), s...)
+	tb.SubtreeSums(mass)
 	if opt.Path != nil {
 		if len(opt.Path) != tb.T {
 			return UpdateResult{}, fmt.Errorf("topictree: update: %d path shares for %d topics", len(opt.Path), tb.T)

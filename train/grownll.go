@@ -46,9 +46,7 @@ func ReconstructionScores(tab *topictree.Tables, theta, beta []float32, words []
 		for t, th := range row {
 			mass[t] = float64(th)
 		}
-		for r := T - 1; r >= 1; r-- { // children after parents in dense order
-			mass[tab.Parent[r]] += mass[r]
-		}
+		tab.SubtreeSums(mass)
 		n := float64(len(ws))
 		for t := range T {
 			num[t] += n * mass[t] * nll[i]

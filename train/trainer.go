@@ -985,13 +985,12 @@ func (t *Trainer) growTree(emb *model.Embeddings, add bool) error {
 	if !add {
 		uo.Add = 1 // no topic's share exceeds 1: prune only
 	}
-	switch {
-	case !add && t.Opt.FinalPruneBelow > 0:
-		uo.Prune = t.Opt.FinalPruneBelow // subtree word mass (or path share) against the floor
-		if t.Opt.FinalPruneBy == "path" {
-			uo.Path = topictree.PathShares(m.Topics.Tables(), theta, lengths)
-		}
-	case tc.PruneBy == "path":
+	byPath := tc.PruneBy == "path"
+	if !add && t.Opt.FinalPruneBelow > 0 {
+		uo.Prune = t.Opt.FinalPruneBelow // the subtree's words (or path share) against the floor
+		byPath = t.Opt.FinalPruneBy == "path"
+	}
+	if byPath {
 		uo.Path = topictree.PathShares(m.Topics.Tables(), theta, lengths)
 	}
 	if add && t.Opt.GrowBy == "nll" {
