@@ -110,28 +110,16 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.Tree.KeepDepth, "keep-depth", c.Tree.KeepDepth, "growth keeps every path at the tree's depth: new topics only under the leaves' parents, and pruning keeps each kept topic's largest child")
 	fs.Var((*backgroundFlag)(&c.Tree), "background", "the decoder's background: the corpus's word frequencies added to the logits of the levels --background-levels weights (default: the root alone, whose topic becomes the general words); --background=false turns it off")
 	fs.Func("background-levels", "with the decoder's background: its weight per level, root first, comma-separated (levels past the list: 0); e.g. 1,0,0 for a background at the root alone (sets --background)", func(v string) error {
-		var ws []float64
-		for _, f := range strings.Split(v, ",") {
-			w, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-			if err != nil || math.IsNaN(w) || math.IsInf(w, 0) {
-				return fmt.Errorf("%q is not a finite number", f)
-			}
-			ws = append(ws, w)
+		ws, err := parseFloatList(v, false)
+		if err != nil {
+			return err
 		}
 		c.Tree.Background, c.Tree.BackgroundLevels = true, ws
 		return nil
 	})
-	fs.Func("level-target", "the level prior's target share per level, root first, comma-separated, one positive weight per level of the initial tree (normalised); default: uniform", func(v string) error {
-		var ws []float64
-		for _, f := range strings.Split(v, ",") {
-			w, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-			if err != nil || !(w > 0) || math.IsInf(w, 0) {
-				return fmt.Errorf("%q is not a positive finite number", f)
-			}
-			ws = append(ws, w)
-		}
-		c.LevelTarget = ws
-		return nil
+	fs.Func("level-target", "the level prior's target share per level, root first, comma-separated, one positive weight per level of the initial tree (normalised); default: uniform", func(v string) (err error) {
+		c.LevelTarget, err = parseFloatList(v, true)
+		return err
 	})
 	fs.BoolVar(&c.Tree.GrowLeaves, "grow-leaves", false, "let leaves grow children (deepens the tree; not in the paper)")
 	fs.BoolVar(&c.NoTree, "no-tree-embedding", false, "ablation: layers 2..L do not see the tree embedding e_i")
@@ -510,4 +498,21 @@ func writeValidOnly(dir string, stdout io.Writer, tr *train.Trainer, g *corpus.G
 		tq.Count, tq.Depth, tq.NPMI, tq.NPMIRef, tq.Diversity, tq.LevelShare, tq.Specialization)
 	fmt.Fprintf(stdout, "outputs in %s (valid.json, topics.txt; the test split was not read)\n", dir)
 	return nil
+}
+
+// parseFloatList reads a comma-separated list of finite numbers (spaces
+// around each allowed), all positive when positive is set.
+func parseFloatList(v string, positive bool) ([]float64, error) {
+	var ws []float64
+	for _, f := range strings.Split(v, ",") {
+		w, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		switch {
+		case err != nil || math.IsNaN(w) || math.IsInf(w, 0):
+			return nil, fmt.Errorf("%q is not a finite number", f)
+		case positive && !(w > 0):
+			return nil, fmt.Errorf("%q is not a positive finite number", f)
+		}
+		ws = append(ws, w)
+	}
+	return ws, nil
 }
