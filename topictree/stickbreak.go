@@ -83,15 +83,19 @@ type kernel struct {
 
 func newKernel(tab *Tables, hLevel int, norm bool) *kernel {
 	T, D := tab.T, tab.Depth
-	buf := make([]float64, 11*T+2*D+2*hLevel)
+	n := 7*T + 2*D + 2*hLevel
+	if norm {
+		n += 4 * T
+	}
+	buf := make([]float64, n)
 	take := func(n int) []float64 { s := buf[:n:n]; buf = buf[n:]; return s }
 	k := &kernel{
 		tab: tab, norm: norm, rem: take(T), cond: take(T), reach: take(T),
 		gRem: take(T), gReach: take(T), sigT: take(T), gSigT: take(T),
-		raw: take(T), z: take(T), gRaw: take(T), gZ: take(T),
 		surv: take(D), gSurv: take(D), sigL: take(hLevel), gSigL: take(hLevel),
 	}
 	if norm {
+		k.raw, k.z, k.gRaw, k.gZ = take(T), take(T), take(T), take(T)
 		k.kids = make([]int, T)
 		for t := 1; t < T; t++ {
 			k.kids[tab.Parent[t]]++
