@@ -92,6 +92,12 @@ type Options struct {
 	// seeds lower), diversity +0.01-0.02, NPMI −0.5 / +0.7 / +0.1; 200
 	// and 1,000 steps cost more NPMI.
 	DecoderRefit int `json:"decoder_refit,omitempty"`
+	// NormStickAtEnd switches the model to the normalised stick
+	// (model.TreeConfig.NormStick) when training ends, before the
+	// similarity fit and the decoder refit, so that σ and the decoder are
+	// fitted to the normalised θ while the joint steps ran with the
+	// paper's stick. Off by default.
+	NormStickAtEnd bool `json:"norm_stick_at_end,omitempty"`
 	// FitSimilarity ends training by fitting σ's radius r and temperature
 	// t to the training documents' words (topicstart.FitSimilarity), before
 	// the last validation (and with DecoderRefit, once before the refit and

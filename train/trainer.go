@@ -508,6 +508,10 @@ func (t *Trainer) refitDecoder(emb *model.Embeddings) error {
 // θ), and, when both, the similarity fit once more to the refitted
 // decoder.
 func (t *Trainer) finish() error {
+	if t.Opt.NormStickAtEnd && !t.Model.Cfg.Tree.NormStick {
+		t.Model.Cfg.Tree.NormStick = true
+		fmt.Fprintln(t.log, "the normalised stick from here on")
+	}
 	fit := t.fitsSimilarity()
 	if fit {
 		if err := t.fitSimilarity(t.embedCurrent(t.vs.Train)); err != nil {
