@@ -133,6 +133,13 @@ type Config struct {
 	LambdaSup  float64 `json:"lambda_sup"` // used when Supervised
 	Supervised bool    `json:"supervised"`
 	SupHidden  int     `json:"sup_hidden"` // hidden width of the classifier MLP
+	// TopicDetach computes the θ that the topic losses read from a copy of
+	// the documents' points that carries no gradient: the topic
+	// reconstruction then trains the topics and the decoder but no longer
+	// pulls the documents toward their topics (the graph loss alone places
+	// them). The encoder's own θ (the tree embedding's weights) is
+	// unchanged. Off by default (the paper's joint training).
+	TopicDetach bool `json:"topic_detach,omitempty"`
 
 	NumLabels int `json:"num_labels"` // set from the data
 	Vocab     int `json:"vocab"`      // set from the data

@@ -251,7 +251,11 @@ func (m *Model) forwardWith(tp *tensor.Tape, in *Inputs, centres []int32, hop []
 		dF = tp.Add(scaleBy(tp, dF, m.SkipGate), tp.MatMul(bt.hop, m.HopSkip, false, false))
 	}
 	pts := m.M.ExpO(tp, dF)
-	return &Output{Tangent: dF, Points: pts, Theta: m.Topics.Theta(tp, pts, ctx.z, ctx.zh), Z: ctx.z, CLS: cls}
+	at := pts
+	if m.Cfg.TopicDetach {
+		at = tensor.FromData(append([]float32(nil), pts.Data...), pts.Shape...)
+	}
+	return &Output{Tangent: dF, Points: pts, Theta: m.Topics.Theta(tp, at, ctx.z, ctx.zh), Z: ctx.z, CLS: cls}
 }
 
 // toTangent maps [CLS] rows (B,n) to tangent vectors at the origin,
