@@ -140,6 +140,12 @@ type Config struct {
 	// them). The encoder's own θ (the tree embedding's weights) is
 	// unchanged. Off by default (the paper's joint training).
 	TopicDetach bool `json:"topic_detach,omitempty"`
+	// TopicHead reads θ (the topic losses', the tree embedding's and the
+	// topic start's) from the documents' tangents through a learned n×n
+	// map H that starts as the identity: the topics then see log_o d·H,
+	// so that their pull on the documents can land on H instead of on
+	// the embedding that the graph loss shapes. Off by default.
+	TopicHead bool `json:"topic_head,omitempty"`
 
 	NumLabels int `json:"num_labels"` // set from the data
 	Vocab     int `json:"vocab"`      // set from the data

@@ -105,6 +105,8 @@ func gradCases() []gradCase {
 		{name: "hyperbolic/branch-prior", geometry: "hyperbolic", mut: func(c *Config) { c.LambdaBranch = 0.5 }},
 		// The normalised stick (no catch-all last child).
 		{name: "hyperbolic/norm-stick", geometry: "hyperbolic", mut: func(c *Config) { c.Tree.NormStick = true }},
+		// θ through the topic head H.
+		{name: "hyperbolic/topic-head", geometry: "hyperbolic", mut: func(c *Config) { c.TopicHead = true }},
 		// The topics' overlap.
 		{name: "hyperbolic/overlap", geometry: "hyperbolic", mut: func(c *Config) { c.LambdaDiv = 0.5 }},
 		{name: "hyperbolic/hop-features/skip", geometry: "hyperbolic", cache: true, mut: func(c *Config) {

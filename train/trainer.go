@@ -453,20 +453,20 @@ func (t *Trainer) initTopics() error {
 	if t.cache != nil && m.Cfg.CacheReadsTopics() {
 		t.cacheFresh = false
 	}
-	if err := topicstart.Place(m, emb.Tangent, t.Opt.Seed); err != nil {
+	if err := topicstart.Place(m, m.TopicTangents(emb.Tangent), t.Opt.Seed); err != nil {
 		return err
 	}
 	if t.Opt.TopicInit != "fit" {
 		return nil
 	}
-	r, temp := topicstart.Calibrate(m, emb.Tangent)
+	r, temp := topicstart.Calibrate(m, m.TopicTangents(emb.Tangent))
 	m.Cfg.Tree.FDTrack = t.Opt.SimilarityTrack
 	fmt.Fprintf(t.log, "topics placed at k-means clusters of the training documents; σ calibrated: r = %.3g, t = %.3g (tracked at rate %g)\n", r, temp, t.Opt.SimilarityTrack)
 	if t.Opt.TopicWarmup == 0 {
 		return nil
 	}
 	began := time.Now()
-	nll, err := topicstart.Fit(m, emb.Tangent, t.In, t.vs.Train, topicstart.Options{
+	nll, err := topicstart.Fit(m, m.TopicTangents(emb.Tangent), t.In, t.vs.Train, topicstart.Options{
 		Steps: t.Opt.TopicWarmup, LR: t.Opt.TopicWarmupLR, Batch: t.Opt.TopicWarmupBatch,
 		Seed: t.Opt.Seed, DecoderOnly: true,
 	})
@@ -492,7 +492,7 @@ func (t *Trainer) finalPrune() error {
 func (t *Trainer) refitDecoder(emb *model.Embeddings) error {
 	defer t.Opt.Phases.Start("topic start")()
 	began := time.Now()
-	nll, err := topicstart.Fit(t.Model, emb.Tangent, t.In, t.vs.Train, topicstart.Options{
+	nll, err := topicstart.Fit(t.Model, t.Model.TopicTangents(emb.Tangent), t.In, t.vs.Train, topicstart.Options{
 		Steps: t.Opt.DecoderRefit, LR: t.Opt.TopicWarmupLR, Batch: t.Opt.TopicWarmupBatch,
 		Seed: t.Opt.Seed + 1, DecoderOnly: true,
 	})
@@ -544,7 +544,7 @@ func (t *Trainer) fitsSimilarity() bool {
 func (t *Trainer) fitSimilarity(emb *model.Embeddings) error {
 	defer t.Opt.Phases.Start("topic start")()
 	r0, t0 := t.Model.Topics.Similarity()
-	f, err := topicstart.FitSimilarity(t.Model, emb.Tangent, t.In, t.vs.Train, t.Opt.FitSimilarity == "levels")
+	f, err := topicstart.FitSimilarity(t.Model, t.Model.TopicTangents(emb.Tangent), t.In, t.vs.Train, t.Opt.FitSimilarity == "levels")
 	if err != nil {
 		return err
 	}
@@ -658,7 +658,7 @@ func (t *Trainer) epoch() (*EpochLog, error) {
 			return nil, &nonFinite{step: t.State.Step + 1, part: "gradient norm", val: norm}
 		}
 		t.adam.Step(sched.At(t.State.Step) * t.State.LRScale)
-		topicstart.Track(m, parts.Out.Points, parts.Out.Z)
+		topicstart.Track(m, parts.Out.TopicPoints, parts.Out.Z)
 		for _, p := range params {
 			p.ZeroGrad()
 		}
@@ -1042,7 +1042,7 @@ func (t *Trainer) growTree(emb *model.Embeddings, add bool) error {
 				read = append(read, d)
 			}
 		}
-		if err := topicstart.PlaceAdded(m, emb.Tangent, emb.Points, read, added); err != nil {
+		if err := topicstart.PlaceAdded(m, m.TopicTangents(emb.Tangent), topicPoints(m, emb), read, added); err != nil {
 			return fmt.Errorf("tree update after epoch %d: %w", t.State.Epoch, err)
 		}
 	}
@@ -1077,4 +1077,13 @@ func (t *Trainer) logEpoch(r *EpochLog) {
 		line += fmt.Sprintf("  level share %.2f", r.LevelShare)
 	}
 	fmt.Fprintln(t.log, line)
+}
+
+// topicPoints returns the points (N,n+1) through which the topics see
+// emb's documents: emb.Points itself without a topic head.
+func topicPoints(m *model.Model, emb *model.Embeddings) []float32 {
+	if m.TopicHead == nil {
+		return emb.Points
+	}
+	return m.TopicPointsOf(emb.Tangent)
 }

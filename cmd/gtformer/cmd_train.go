@@ -127,6 +127,7 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.NoGraph, "no-graph-embedding", false, "ablation: layers 2..L do not see the graph embedding g_i")
 	fs.Float64Var(&c.LambdaTopic, "lambda-topic", c.LambdaTopic, "weight of the topic reconstruction loss")
 	fs.Float64Var(&c.LambdaSup, "lambda-sup", c.LambdaSup, "weight of the supervised loss")
+	fs.BoolVar(&c.TopicHead, "topic-head", c.TopicHead, "θ reads the documents' tangents through a learned map that starts as the identity, so the topics' pull can move it instead of the embeddings")
 	fs.BoolVar(&c.TopicDetach, "topic-detach", c.TopicDetach, "the topic losses train the topics and the decoder but do not move the documents' points (θ read from a copy without gradient)")
 	fs.Float64Var(&c.LambdaDiv, "lambda-div", c.LambdaDiv, "weight of the topics' overlap: mean cosine similarity of the word distributions of parent-child and sibling pairs (0: none)")
 	fs.Float64Var(&c.LambdaBranch, "lambda-branch", c.LambdaBranch, "weight of the branch prior: mean over sibling groups of KL(uniform ‖ children's shares of the subtree mass), which keeps every child of a topic in use (0: none)")
