@@ -277,8 +277,6 @@ func (m *Model) forwardWith(tp *tensor.Tape, in *Inputs, centres []int32, hop []
 	return out
 }
 
-// toTangent maps [CLS] rows (B,n) to tangent vectors at the origin,
-// s·([CLS]·Proj).
 // topicPoints returns the points (B,n+1) that θ reads for tangents d
 // (B,n): exp_o(d·H) with the topic head, exp_o(d) without.
 func (m *Model) topicPoints(tp *tensor.Tape, d *tensor.Tensor) *tensor.Tensor {
@@ -312,6 +310,8 @@ func (m *Model) TopicPointsOf(tangent []float32) []float32 {
 	return slices.Clone(out.Data)
 }
 
+// toTangent maps [CLS] rows (B,n) to tangent vectors at the origin,
+// s·([CLS]·Proj).
 func (m *Model) toTangent(tp *tensor.Tape, cls, s *tensor.Tensor) *tensor.Tensor {
 	return scaleBy(tp, tp.MatMul(cls, m.Proj, false, false), s)
 }
