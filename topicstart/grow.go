@@ -7,6 +7,7 @@ import (
 
 	"github.com/gtformer/gtformer/model"
 	"github.com/gtformer/gtformer/tensor"
+	"github.com/gtformer/gtformer/topictree"
 )
 
 // PlaceAdded puts topics that a tree update has just added (rows added,
@@ -64,7 +65,7 @@ func PlaceAdded(m *model.Model, tangent, points []float32, docs []int32, added [
 	z, zh := t.Embeddings(tp)                                                       // (T,n+1), (H,n+1)
 	pts := tp.Gather(tensor.FromData(points, len(points)/(n+1), n+1), int32s(rows)) // (N,n+1)
 	theta := t.Theta(tp, pts, z, zh)                                                // (N,T)
-	mass := subtreeMass(tab.Parent, theta.Data, len(rows), tab.T)                   // (N,T)
+	mass := subtreeMass(tab, theta.Data, len(rows))                                 // (N,T)
 	isAdded := map[int]bool{}
 	for _, r := range added {
 		isAdded[r] = true
@@ -141,19 +142,18 @@ func PlaceAdded(m *model.Model, tangent, points []float32, docs []int32, added [
 	return nil
 }
 
-// subtreeMass returns, for θ (N,T) over a tree given by its parent rows
-// (parents before children, the dense order), each document's mass in
+// subtreeMass returns, for θ (N,T) over the tree tab describes
+// (Tables.SubtreeSums per document), each document's mass in
 // every topic's subtree: the topic's own θ plus its descendants'.
-func subtreeMass(parent []int32, theta []float32, N, T int) []float64 {
+func subtreeMass(tab *topictree.Tables, theta []float32, N int) []float64 {
+	T := tab.T
 	out := make([]float64, N*T)
 	for i := 0; i < N; i++ {
 		row := out[i*T : (i+1)*T]
 		for u := 0; u < T; u++ {
 			row[u] = float64(theta[i*T+u])
 		}
-		for u := T - 1; u >= 1; u-- {
-			row[parent[u]] += row[u]
-		}
+		tab.SubtreeSums(row)
 	}
 	return out
 }
