@@ -301,13 +301,19 @@ func (m *Model) TopicTangents(tangent []float32) []float32 {
 	return slices.Clone(out.Data)
 }
 
-// TopicPointsOf is TopicTangents mapped onto the manifold, (N,n+1).
-func (m *Model) TopicPointsOf(tangent []float32) []float32 {
+// TopicSpace returns the tangents (N,n) and points (N,n+1) through which
+// the topics see emb's documents: emb's own without a topic head, else
+// tangent·H (computed once) and its exp_o.
+func (m *Model) TopicSpace(emb *Embeddings) (tangent, points []float32) {
+	if m.TopicHead == nil {
+		return emb.Tangent, emb.Points
+	}
+	tangent = m.TopicTangents(emb.Tangent)
 	n := m.Cfg.Width
 	tp := tensor.NewTape()
 	tp.NoGrad = true
-	out := m.M.ExpO(tp, tensor.FromData(m.TopicTangents(tangent), len(tangent)/n, n))
-	return slices.Clone(out.Data)
+	out := m.M.ExpO(tp, tensor.FromData(tangent, len(tangent)/n, n))
+	return tangent, slices.Clone(out.Data)
 }
 
 // toTangent maps [CLS] rows (B,n) to tangent vectors at the origin,

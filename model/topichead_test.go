@@ -12,8 +12,9 @@ import (
 // TestTopicHead: Config.TopicHead adds H (scale.topic), the identity at
 // the start, so the topics see the documents' own points there; once H
 // moves, TopicTangents is log_o d·H (against a float64 product), θ reads
-// the mapped points, and H survives Save and Load. Without the head
-// TopicTangents hands back its input.
+// the mapped points (TopicSpace's are the forward pass's), and H
+// survives Save and Load. Without the head TopicTangents and TopicSpace
+// hand back their inputs.
 func TestTopicHead(t *testing.T) {
 	g := tinyGraph(12, 20, 3, 9, true, 4)
 	cfg := tinyConfig(g)
@@ -24,6 +25,9 @@ func TestTopicHead(t *testing.T) {
 	x := []float32{0.1, -0.2, 0.3}
 	if plain.TopicHead != nil || &plain.TopicTangents(x)[0] != &x[0] {
 		t.Error("without the head: a head parameter, or TopicTangents copied its input")
+	}
+	if tan, pts := plain.TopicSpace(&Embeddings{Tangent: x, Points: x}); &tan[0] != &x[0] || &pts[0] != &x[0] {
+		t.Error("without the head: TopicSpace did not hand back the embeddings' own tangents and points")
 	}
 	cfg.TopicHead = true
 	m, err := New(cfg, 1)
@@ -67,12 +71,12 @@ func TestTopicHead(t *testing.T) {
 		t.Error("θ unchanged when the head moved")
 	}
 	// The tree embedding reads θ too, so the tangents moved with H.
-	if pts := m.TopicPointsOf(o.Tangent.Data); !slices.Equal(pts, o.TopicPoints.Data) {
+	if _, pts := m.TopicSpace(&Embeddings{Tangent: o.Tangent.Data}); !slices.Equal(pts, o.TopicPoints.Data) {
 		var worst float64
 		for i := range pts {
 			worst = math.Max(worst, math.Abs(float64(pts[i]-o.TopicPoints.Data[i])))
 		}
-		t.Errorf("TopicPointsOf differs from the forward pass's topic points by up to %g (%d vs %d values)", worst, len(pts), len(o.TopicPoints.Data))
+		t.Errorf("TopicSpace differs from the forward pass's topic points by up to %g (%d vs %d values)", worst, len(pts), len(o.TopicPoints.Data))
 	}
 	m.IDF = IDF(g, corpus.PaperSplit(g).Train)
 	dir := t.TempDir()

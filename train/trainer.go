@@ -1042,7 +1042,8 @@ func (t *Trainer) growTree(emb *model.Embeddings, add bool) error {
 				read = append(read, d)
 			}
 		}
-		if err := topicstart.PlaceAdded(m, m.TopicTangents(emb.Tangent), topicPoints(m, emb), read, added); err != nil {
+		tangent, points := m.TopicSpace(emb)
+		if err := topicstart.PlaceAdded(m, tangent, points, read, added); err != nil {
 			return fmt.Errorf("tree update after epoch %d: %w", t.State.Epoch, err)
 		}
 	}
@@ -1077,13 +1078,4 @@ func (t *Trainer) logEpoch(r *EpochLog) {
 		line += fmt.Sprintf("  level share %.2f", r.LevelShare)
 	}
 	fmt.Fprintln(t.log, line)
-}
-
-// topicPoints returns the points (N,n+1) through which the topics see
-// emb's documents: emb.Points itself without a topic head.
-func topicPoints(m *model.Model, emb *model.Embeddings) []float32 {
-	if m.TopicHead == nil {
-		return emb.Points
-	}
-	return m.TopicPointsOf(emb.Tangent)
 }
