@@ -131,7 +131,7 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.TopicDetach, "topic-detach", c.TopicDetach, "the topic losses train the topics and the decoder but do not move the documents' points (θ read from a copy without gradient)")
 	fs.Float64Var(&c.LambdaDiv, "lambda-div", c.LambdaDiv, "weight of the topics' overlap: mean cosine similarity of the word distributions of parent-child and sibling pairs (0: none)")
 	fs.Float64Var(&c.LambdaBranch, "lambda-branch", c.LambdaBranch, "weight of the branch prior: mean over sibling groups of KL(uniform ‖ children's shares of the subtree mass), which keeps every child of a topic in use (0: none)")
-	fs.Float64Var(&c.LambdaLevel, "lambda-level", c.LambdaLevel, "weight of the level prior KL(uniform ‖ mean mass per level), which keeps every level of the tree in use (0: none)")
+	fs.Float64Var(&c.LambdaLevel, "lambda-level", c.LambdaLevel, "weight of the level prior KL(target ‖ mean mass per level), the target uniform unless --level-target gives one, which keeps every level of the tree in use (0: none)")
 	fs.IntVar(&c.Neighbors, "neighbors", c.Neighbors, "sampled neighbours per document (k)")
 	fs.IntVar(&c.Hops, "hops", max(c.Hops, 1), "graph hops the graph embedding reaches: 1 (the paper: neighbours enter through their own text) or 2 (neighbours nested over their own neighbours, from the cache; needs --nesting cache)")
 	fs.BoolVar(&f.glove, "glove", true, "initialise word rows from the corpus's word vectors (word_embeddings_glove_300d.txt) when it has them")
