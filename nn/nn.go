@@ -169,14 +169,33 @@ func (a *MultiHeadAttention) Forward(tp *tensor.Tape, x, kv *tensor.Tensor, keyM
 // owning rows qOff[s]..qOff[s+1], and kv (Rk,C) the keys' and values'
 // rows, kOff[s]..kOff[s+1]; kv nil means kv = x and kOff = qOff. keyMask is
 // nil or (Rk) booleans, false for keys to ignore. Returns (Rq,C).
+//
+// A pass without gradient that asks one query per sequence of separate
+// keys (a layer read only at [CLS]) never projects the keys' rows: it
+// folds the key and value maps through the queries instead
+// (tensor.OneQueryAttention), the same numbers up to float32 summation
+// order for a fraction of the work.
 func (a *MultiHeadAttention) ForwardPacked(tp *tensor.Tape, x, kv *tensor.Tensor, qOff, kOff []int, keyMask []bool) *tensor.Tensor {
 	if kv == nil {
 		kv, kOff = x, qOff
+	} else if tp.NoGrad && oneEach(qOff) {
+		q := a.Q.Forward(tp, x)
+		return a.O.Forward(tp, tp.OneQueryAttention(q, kv, a.K.W, a.V.W, a.V.B, a.Heads, kOff, keyMask))
 	}
 	q := a.Q.Forward(tp, x)
 	k := a.K.Forward(tp, kv)
 	v := a.V.Forward(tp, kv)
 	return a.O.Forward(tp, tp.PackedAttention(q, k, v, a.Heads, qOff, kOff, keyMask))
+}
+
+// oneEach reports whether offsets give every sequence exactly one row.
+func oneEach(off []int) bool {
+	for i, o := range off {
+		if o != i {
+			return false
+		}
+	}
+	return true
 }
 
 // Params returns the four projections' parameters.

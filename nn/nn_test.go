@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/gtformer/gtformer/tensor"
@@ -259,3 +260,62 @@ func ExampleTransformerLayer() {
 	fmt.Println(y.Shape, len(layer.Params()))
 	// Output: [2 5 8] 15
 }
+
+// TestOneQueryInference: a layer asked for one query per sequence without
+// gradient (the [CLS]-only last layer at inference) takes the folded
+// attention; its output must match the same layer on a recording tape,
+// which projects every key row, up to float32 summation order — with
+// keys that are separate rows (kv), masked keys and a sequence whose keys
+// are all masked. Layers with several queries per sequence keep the
+// projected path and match bit for bit.
+func TestOneQueryInference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	c, heads := 32, 4
+	layer := NewTransformerLayer("l", c, heads, 64, rng)
+	for _, p := range layer.Params() { // biases start at zero: make them count
+		for i := range p.Data {
+			p.Data[i] += 0.1 * float32(rng.NormFloat64())
+		}
+	}
+	lens := []int{7, 1, 12, 3}
+	kOff := []int{0}
+	for _, l := range lens {
+		kOff = append(kOff, kOff[len(kOff)-1]+l)
+	}
+	rk := kOff[len(lens)]
+	kv := tensor.New(rk, c)
+	for i := range kv.Data {
+		kv.Data[i] = float32(rng.NormFloat64())
+	}
+	x := tensor.New(len(lens), c)
+	for i := range x.Data {
+		x.Data[i] = float32(rng.NormFloat64())
+	}
+	mask := make([]bool, rk)
+	for j := range mask {
+		mask[j] = j%3 != 1
+	}
+	mask[kOff[1]] = false // sequence 1's only key
+	run := func(noGrad bool, qOff []int, q *tensor.Tensor) []float32 {
+		tp := tensor.NewTape()
+		tp.NoGrad = noGrad
+		return append([]float32(nil), layer.ForwardPacked(tp, q, kv, qOff, kOff, mask).Data...)
+	}
+	one := []int{0, 1, 2, 3, 4}
+	got, want := run(true, one, x), run(false, one, x)
+	for i := range got {
+		if d := math.Abs(float64(got[i] - want[i])); d > 1e-5*math.Max(1, math.Abs(float64(want[i]))) {
+			t.Fatalf("one query per sequence: element %d = %v at inference, %v recording", i, got[i], want[i])
+		}
+	}
+	// Two queries per sequence: the projected path on both tapes.
+	two := []int{0, 2, 4, 6, 8}
+	x2 := tensor.New(8, c)
+	for i := range x2.Data {
+		x2.Data[i] = float32(rng.NormFloat64())
+	}
+	if a, b := run(true, two, x2), run(false, two, x2); !slices.Equal(a, b) {
+		t.Error("several queries per sequence: inference and recording differ")
+	}
+}
+

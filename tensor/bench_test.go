@@ -83,3 +83,29 @@ func BenchmarkElementwise(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkOneQueryAttention is a [CLS]-only layer's attention at the
+// default model's shapes (128 documents of 60 rows, width 128, 4 heads):
+// folded through the query (OneQueryAttention) against projecting every
+// key row to k and v and attending with one query per sequence.
+func BenchmarkOneQueryAttention(b *testing.B) {
+	docs, rows, c, heads := 128, 60, 128, 4
+	rng := rand.New(rand.NewPCG(1, 1))
+	q, x := randTensor(rng, docs, c), randTensor(rng, docs*rows, c)
+	wk, wv, bv := randTensor(rng, c, c), randTensor(rng, c, c), randTensor(rng, c)
+	tp := &Tape{NoGrad: true}
+	kOff, qOff := tp.UniformOffsets(docs, rows), tp.UniformOffsets(docs, 1)
+	kOff, qOff = append([]int(nil), kOff...), append([]int(nil), qOff...)
+	b.Run("folded", func(b *testing.B) {
+		for b.Loop() {
+			tp.Reset()
+			tp.OneQueryAttention(q, x, wk, wv, bv, heads, kOff, nil)
+		}
+	})
+	b.Run("projected", func(b *testing.B) {
+		for b.Loop() {
+			tp.Reset()
+			tp.PackedAttention(q, tp.MatMul(x, wk, false, false), tp.Linear(x, wv, bv), heads, qOff, kOff, nil)
+		}
+	})
+}

@@ -209,3 +209,104 @@ func attentionBackward(nd *node) {
 		}
 	})
 }
+
+// OneQueryAttention is PackedAttention with one query per sequence whose
+// keys and values are projections of the same rows x, k = x·wk + bk and
+// v = x·wv + bv, for inference: sequence s has query q[s] and key rows
+// x[kOff[s]:kOff[s+1]], and
+//
+//	out[s, h] = softmax_j(q[s,h]·k[kOff[s]+j, h]/√d + mask) · v[kOff[s]+j, h]
+//
+// for q (S,C), x (Rk,N), wk and wv (N,C), bv (C) or nil, C = heads·d. The
+// key bias bk is not an argument: it adds q[s,h]·bk[h] to every score of
+// (s,h), which the softmax cancels.
+//
+// Why: a layer read only at [CLS] (the last layer a pass runs) asks one
+// query per document, and projecting every key row to k and v costs
+// 2·2·N·C per row, more than all the rest of that layer. Folded through
+// the query instead, the products are associated the other way round:
+//
+//	q·kⱼ = (wk_h·q_h)·xⱼ        (the head's query mapped back to the rows' width, N)
+//	Σⱼ pⱼ vⱼ = (Σⱼ pⱼ xⱼ)·wv_h + bv_h   (Σⱼ pⱼ = 1)
+//
+// so each key row costs 2·2·heads·N: 32 times less for C = N = 128 and
+// four heads. The numbers are PackedAttention's up to float32 summation
+// order, not its bits. A sequence without keys, or whose keys are all
+// masked, gets zeros, as in PackedAttention. No gradient flows: the tape
+// must not record (a programmer's error panics).
+func (tp *Tape) OneQueryAttention(q, x, wk, wv, bv *Tensor, heads int, kOff []int, keyMask []bool) *Tensor {
+	if len(q.Shape) != 2 || len(x.Shape) != 2 || len(wk.Shape) != 2 || !SameShape(wk, wv) ||
+		wk.Shape[0] != x.Shape[1] || wk.Shape[1] != q.Shape[1] || (bv != nil && bv.Len() != q.Shape[1]) {
+		panic(fmt.Sprintf("tensor: OneQueryAttention: want q (S,C), x (Rk,N), wk and wv (N,C), bv (C); got q %v, x %v, wk %v, wv %v",
+			q.Shape, x.Shape, wk.Shape, wv.Shape))
+	}
+	if !tp.NoGrad {
+		panic("tensor: OneQueryAttention has no backward: call it on a tape that does not record")
+	}
+	seqs, c := q.Shape[0], q.Shape[1]
+	rk, n := x.Shape[0], x.Shape[1]
+	if heads <= 0 || c%heads != 0 {
+		panic(fmt.Sprintf("tensor: OneQueryAttention: %d heads do not divide width %d of %v", heads, c, q.Shape))
+	}
+	if len(kOff) != seqs+1 || kOff[0] != 0 || kOff[seqs] != rk {
+		panic(fmt.Sprintf("tensor: OneQueryAttention: offsets %d…%d (%d sequences) do not cover %d queries and x %v",
+			first(kOff), last(kOff), len(kOff)-1, seqs, x.Shape))
+	}
+	if keyMask != nil && len(keyMask) != rk {
+		panic(fmt.Sprintf("tensor: OneQueryAttention: key mask of %d values for keys %v", len(keyMask), x.Shape))
+	}
+	d := c / heads
+	scale := float32(1 / math.Sqrt(float64(d)))
+	// qk[s,h] = scale·wk_h·q[s,h], (S, heads, N): head h's query in the
+	// rows' width, one product per head over every sequence.
+	qk := tp.alloc(false, seqs, heads, n)
+	for h := range heads {
+		sgemm(false, true, seqs, n, d, scale, q.Data[h*d:], c, wk.Data[h*d:], c, 0, qk.Data[h*n:], heads*n)
+	}
+	// Per sequence: the scores (heads, tk) against its rows, the softmax,
+	// and the probability-weighted sums of the rows, ctx[s,h] (N).
+	ctx := tp.alloc(false, seqs, heads, n)
+	p := tp.alloc(false, heads*rk)
+	live := tp.ints.take(seqs) // 1 when a key of sequence s is unmasked
+	parallelFor(seqs, 1, 4*heads*n*(rk/max(seqs, 1)+1), func(lo, hi int) {
+		for s := lo; s < hi; s++ {
+			ko, tk := kOff[s], kOff[s+1]-kOff[s]
+			if tk < 0 {
+				panic(fmt.Sprintf("tensor: OneQueryAttention: offsets decrease at sequence %d", s))
+			}
+			cs := ctx.Data[s*heads*n : (s+1)*heads*n]
+			live[s] = 0
+			if tk == 0 {
+				clear(cs)
+				continue
+			}
+			pb := p.Data[heads*ko : heads*(ko+tk)]
+			sgemmSerial(false, true, heads, tk, n, 1, qk.Data[s*heads*n:], n, x.Data[ko*n:], n, 0, pb, tk)
+			var m []bool
+			if keyMask != nil {
+				m = keyMask[ko : ko+tk]
+			}
+			for h := range heads {
+				row := pb[h*tk : (h+1)*tk]
+				if _, sum := softmaxSum(row, row, m); sum != 0 {
+					live[s] = 1
+				}
+			}
+			sgemmSerial(false, false, heads, n, tk, 1, pb, tk, x.Data[ko*n:], n, 0, cs, n)
+		}
+	})
+	// out[s,h] = ctx[s,h]·wv_h (+ bv_h where a key was read).
+	out := tp.alloc(false, seqs, c)
+	for h := range heads {
+		sgemm(false, false, seqs, d, n, 1, ctx.Data[h*n:], heads*n, wv.Data[h*d:], c, 0, out.Data[h*d:], c)
+	}
+	if bv != nil {
+		for s := range seqs {
+			if live[s] != 0 {
+				row := out.Data[s*c : (s+1)*c]
+				vec.Add(row, row, bv.Data)
+			}
+		}
+	}
+	return out
+}
