@@ -318,4 +318,3 @@ func TestOneQueryInference(t *testing.T) {
 		t.Error("several queries per sequence: inference and recording differ")
 	}
 }
-
