@@ -207,8 +207,16 @@ func (m *Model) encode(tp *tensor.Tape, bt *batchTokens, ctx *centreContext, ski
 			panic("model: first-layer rows reused on a recording tape")
 		}
 		if h = first.load(tp, bt); h == nil {
-			h = m.layer(tp, 0, m.embed(tp, bt), bt, nil, false)
-			first.save(bt, h)
+			if sub := first.missing(bt); sub != nil {
+				// Some of bt's documents are kept (an earlier pass
+				// encoded them): the first layer runs over the others
+				// only, and every row then comes from the store.
+				first.save(sub, m.layer(tp, 0, m.embed(tp, sub), sub, nil, false))
+				h = first.load(tp, bt)
+			} else {
+				h = m.layer(tp, 0, m.embed(tp, bt), bt, nil, false)
+				first.save(bt, h)
+			}
 		}
 		start = 1
 	} else {
@@ -324,6 +332,60 @@ func (f *firstLayer) load(tp *tensor.Tape, bt *batchTokens) *tensor.Tensor {
 		copy(h.Data[bt.off[b]*f.n:bt.off[b+1]*f.n], f.data[lo:lo+int64((bt.off[b+1]-bt.off[b])*f.n)])
 	}
 	return h
+}
+
+// missing returns the documents of bt whose rows are not kept yet, as a
+// batch of their own, when every document of bt is in the store's sets
+// and some are kept already; otherwise nil (none kept: the whole batch is
+// encoded, and saved where it can be). A document's first-layer rows
+// depend on its own rows alone (its attention is over its own tokens), so
+// the store then holds every row of bt.
+func (f *firstLayer) missing(bt *batchTokens) *batchTokens {
+	var idx []int
+	for b, d := range bt.docs {
+		if f.start[d] < 0 {
+			return nil
+		}
+		if !f.kept[d] {
+			idx = append(idx, b)
+		}
+	}
+	if len(idx) == 0 || len(idx) == bt.B {
+		return nil
+	}
+	return bt.subset(idx)
+}
+
+// subset returns the batch of bt's documents idx (in that order), packed
+// as layoutTokens would lay them out (bt must be packed: no mask).
+func (bt *batchTokens) subset(idx []int) *batchTokens {
+	if bt.mask != nil {
+		panic("model: batchTokens.subset of a padded batch")
+	}
+	s := &batchTokens{B: len(idx), docs: make([]int32, len(idx)),
+		off: []int{0}, wordOff: []int{0}, bagPtr: []int64{0},
+		cls: make([]int32, len(idx)), clsIDs: make([]int32, len(idx)), zeros: make([]int32, len(idx))}
+	var hops []float32
+	for i, b := range idx {
+		s.docs[i] = bt.docs[b]
+		s.cls[i] = int32(s.off[i])
+		s.clsIDs[i] = bt.clsIDs[b]
+		s.zeros[i] = bt.zeros[b]
+		s.words = append(s.words, bt.words[bt.wordOff[b]:bt.wordOff[b+1]]...)
+		s.pos = append(s.pos, bt.pos[bt.wordOff[b]:bt.wordOff[b+1]]...)
+		s.off = append(s.off, s.off[i]+bt.off[b+1]-bt.off[b])
+		s.wordOff = append(s.wordOff, len(s.words))
+		s.bagIdx = append(s.bagIdx, bt.bagIdx[bt.bagPtr[b]:bt.bagPtr[b+1]]...)
+		s.bagW = append(s.bagW, bt.bagW[bt.bagPtr[b]:bt.bagPtr[b+1]]...)
+		s.bagPtr = append(s.bagPtr, int64(len(s.bagIdx)))
+		if bt.hop != nil {
+			hops = append(hops, bt.hop.Row(b)...)
+		}
+	}
+	if bt.hop != nil {
+		s.hop = tensor.FromData(hops, len(idx), bt.hop.Cols())
+	}
+	return s
 }
 
 // save keeps the rows of h (R, n) of bt's documents that are in the store's

@@ -3,6 +3,8 @@ package model
 import (
 	"fmt"
 	"math"
+	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/gtformer/gtformer/tensor"
@@ -194,5 +196,53 @@ func TestFirstLayerReuse(t *testing.T) {
 	firstLayerBudget = rows * int64(cfg.Width) * 4
 	if m.newFirstLayer(in, docs, docs) == nil {
 		t.Error("no store within the budget (documents counted twice?)")
+	}
+}
+
+// TestFirstLayerPartial: a pass whose batch holds documents an earlier
+// pass kept and documents it did not (a neighbour that no two-hop set
+// reached) runs the first layer over the missing ones only, keeps them,
+// and embeds as without the store; the missing documents' sub-batch is laid
+// out as layoutTokens lays them out.
+func TestFirstLayerPartial(t *testing.T) {
+	g := hubGraph()
+	cfg := tinyConfig(g)
+	cfg.Hops = 2
+	cfg.FeatureHops, cfg.FeatureSkip = 3, true // the defaults
+	m := perturbed(t, cfg, 7)
+	in := preparedInputs(t, m, g)
+	docs := allDocs(g.NumDocs())
+
+	bt := m.layoutTokens(in, docs)
+	idx := []int{1, 3, 4}
+	sub := bt.subset(idx)
+	want := m.layoutTokens(in, []int32{docs[1], docs[3], docs[4]})
+	if sub.hop == nil || !slices.Equal(sub.hop.Data, want.hop.Data) || !slices.Equal(sub.hop.Shape, want.hop.Shape) {
+		t.Fatalf("subset's hop rows differ from layoutTokens'")
+	}
+	sub.hop, want.hop = nil, nil
+	if !reflect.DeepEqual(sub, want) {
+		t.Fatalf("subset of documents %v:\n%+v\nwant layoutTokens':\n%+v", idx, sub, want)
+	}
+
+	first := m.newFirstLayer(in, docs)
+	half := docs[:len(docs)/2]
+	m.refresh(m.NewCache(in.N), in, half, 5, first, 2) // keeps the first half's rows
+	if got := first.missing(m.layoutTokens(in, docs)); got == nil || got.B != len(docs)-len(half) {
+		t.Fatalf("missing: %v, want the %d documents not kept", got, len(docs)-len(half))
+	}
+	c := m.NewCache(in.N)
+	m.RefreshNeighbors(c, in, docs, nbrsOf(g), 3, 5)
+	got := m.embedCached(in, docs, nbrsOf(g), 3, 5, c, first)
+	ref := m.EmbedCached(in, docs, nbrsOf(g), 3, 5, c)
+	for i, v := range got.Points {
+		if d := math.Abs(float64(v - ref.Points[i])); d > 1e-5 || math.IsNaN(d) {
+			t.Fatalf("point value %d: %.7g with half the rows kept, %.7g recomputed", i, v, ref.Points[i])
+		}
+	}
+	for _, d := range docs {
+		if !first.kept[d] {
+			t.Errorf("document %d's first-layer rows were not kept by the pass that computed them", d)
+		}
 	}
 }
