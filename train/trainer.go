@@ -972,17 +972,9 @@ func (r *EpochLog) Score() (score float64, ok bool) {
 func (t *Trainer) growTree(emb *model.Embeddings, add bool) error {
 	m := t.Model
 	docs := t.vs.Train
-	acc := topictree.NewShareAccumulator(emb.Topics)
-	lengths := make([]int, len(docs))
-	theta := make([]float32, 0, len(docs)*emb.Topics)
-	for i, d := range docs {
-		lengths[i] = t.In.Len[d]
-		theta = append(theta, emb.Theta[int(d)*emb.Topics:int(d+1)*emb.Topics]...)
-	}
-	acc.Add(tensor.FromData(theta, len(docs), emb.Topics), lengths)
-	shares, err := acc.Shares()
+	shares, theta, lengths, err := t.trainShares(emb)
 	if err != nil {
-		return fmt.Errorf("tree update after epoch %d: %w", t.State.Epoch, err)
+		return err
 	}
 	tc := m.Cfg.Tree
 	uo := topictree.UpdateOptions{Add: tc.SAdd, Prune: tc.SPrune, GrowLeaves: tc.GrowLeaves, KeepDepth: tc.KeepDepth, BeforeLast: t.Opt.GrowBeforeLast}
@@ -1014,19 +1006,8 @@ func (t *Trainer) growTree(emb *model.Embeddings, add bool) error {
 	if !res.Changed() {
 		return nil
 	}
-	// With two hops the nested pass reads the tree embedding: the
-	// validation refresh is stale now.
-	if m.Cfg.CacheReadsTopics() {
-		t.cacheFresh = false
-	}
-	// Per-topic inputs follow the tree; so does their optimiser state.
-	name := m.Topics.Input.Name
-	in := m.Topics.Remap(res.OldRow)
-	if err := t.adam.RemapRows(name, in.Shape, res.OldRow); err != nil {
-		return fmt.Errorf("tree update after epoch %d: %w", t.State.Epoch, err)
-	}
-	if err := t.adam.Rebind(in); err != nil {
-		return fmt.Errorf("tree update after epoch %d: %w", t.State.Epoch, err)
+	if err := t.remapTopics(res); err != nil {
+		return err
 	}
 	if add && t.Opt.GrowPlace {
 		var added []int
@@ -1046,6 +1027,47 @@ func (t *Trainer) growTree(emb *model.Embeddings, add bool) error {
 		if err := topicstart.PlaceAdded(m, tangent, points, read, added); err != nil {
 			return fmt.Errorf("tree update after epoch %d: %w", t.State.Epoch, err)
 		}
+	}
+	return nil
+}
+
+// trainShares returns the word shares s_t (dense rows) of the training
+// documents outside validation, with their θ rows (in t.vs.Train's order)
+// and lengths, from emb (indexed by document id).
+func (t *Trainer) trainShares(emb *model.Embeddings) (shares []float64, theta []float32, lengths []int, err error) {
+	docs := t.vs.Train
+	acc := topictree.NewShareAccumulator(emb.Topics)
+	lengths = make([]int, len(docs))
+	theta = make([]float32, 0, len(docs)*emb.Topics)
+	for i, d := range docs {
+		lengths[i] = t.In.Len[d]
+		theta = append(theta, emb.Theta[int(d)*emb.Topics:int(d+1)*emb.Topics]...)
+	}
+	acc.Add(tensor.FromData(theta, len(docs), emb.Topics), lengths)
+	shares, err = acc.Shares()
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("tree update after epoch %d: %w", t.State.Epoch, err)
+	}
+	return shares, theta, lengths, nil
+}
+
+// remapTopics moves the per-topic parameters and their optimiser state
+// along a tree update that changed the tree.
+func (t *Trainer) remapTopics(res topictree.UpdateResult) error {
+	m := t.Model
+	// With two hops the nested pass reads the tree embedding: the
+	// validation refresh is stale now.
+	if m.Cfg.CacheReadsTopics() {
+		t.cacheFresh = false
+	}
+	// Per-topic inputs follow the tree; so does their optimiser state.
+	name := m.Topics.Input.Name
+	in := m.Topics.Remap(res.OldRow)
+	if err := t.adam.RemapRows(name, in.Shape, res.OldRow); err != nil {
+		return fmt.Errorf("tree update after epoch %d: %w", t.State.Epoch, err)
+	}
+	if err := t.adam.Rebind(in); err != nil {
+		return fmt.Errorf("tree update after epoch %d: %w", t.State.Epoch, err)
 	}
 	return nil
 }
