@@ -160,6 +160,10 @@ type UpdateOptions struct {
 	// leave; placed before the last, it takes its share through its own
 	// σ, and the established last child stays the catch-all.
 	BeforeLast bool
+	// Remove lists topics (by id) removed with their subtrees whatever
+	// their mass and whatever KeepDepth would keep: a parent left without
+	// children becomes a leaf, as in pruning. The root cannot be removed.
+	Remove []int
 }
 
 // DefaultUpdateOptions are the paper's thresholds, s_add = s_prune = 0.05.
@@ -233,7 +237,8 @@ func (r UpdateResult) RemapRows(old []float32, cols int) []float32 {
 //  1. Prune: every non-root topic whose subtree mass (s_t plus the s of all
 //     its descendants) is below opt.Prune is removed together with its
 //     subtree. (Masses shrink going down, so a removed topic's descendants
-//     qualify too.) A parent left without children becomes a leaf.
+//     qualify too.) So is every topic of opt.Remove. A parent left without
+//     children becomes a leaf.
 //  2. Add: every surviving topic that is not a leaf of the pruned tree and
 //     has s_t > opt.Add gets one new child, appended as its last sibling,
 //     unless it already has Limits.MaxChildren children. With
@@ -294,6 +299,17 @@ func (t *Tree) Update(s []float64, opt UpdateOptions) (UpdateResult, error) {
 	for r, id := range tb.ID {
 		oldRow[id] = r
 	}
+	drop := make([]bool, tb.T)
+	for _, id := range opt.Remove {
+		r, ok := oldRow[id]
+		switch {
+		case !ok:
+			return UpdateResult{}, fmt.Errorf("topictree: update: remove %d: %w", id, ErrNoTopic)
+		case r == 0:
+			return UpdateResult{}, fmt.Errorf("topictree: update: remove %d: %w", id, ErrRoot)
+		}
+		drop[r] = true
+	}
 
 	// 1. Prune. In dense order a removed topic's ancestors come first, so
 	// checking "parent still present" finds the top of each pruned subtree.
@@ -315,7 +331,7 @@ func (t *Tree) Update(s []float64, opt UpdateOptions) (UpdateResult, error) {
 	for r := 1; r < tb.T; r++ {
 		if removed[tb.Parent[r]] {
 			removed[r] = true
-		} else if mass[r] < opt.Prune && !keep[r] {
+		} else if drop[r] || mass[r] < opt.Prune && !keep[r] {
 			removed[r] = true
 			t.detach(tb.ID[r])
 		}

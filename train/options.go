@@ -129,6 +129,15 @@ type Options struct {
 	// subtree) or "path" (the share of the words whose document's path
 	// runs through the topic, as growth's --prune-by path).
 	FinalPruneBy string `json:"final_prune_by,omitempty"`
+	// FinalMergeOverlap, when positive, ends a growing tree's training
+	// (after the final prune, before the similarity fit and the decoder
+	// refit) by removing redundant topics: while two topics, neither an
+	// ancestor of the other, share at least this fraction of their top-10
+	// words (|A∩B|/10, by β), the one whose subtree holds the smaller share
+	// of the training words is removed with its subtree (a parent left
+	// without children becomes a leaf). The topics' parameters are not
+	// changed, only the tree. 0: off.
+	FinalMergeOverlap float64 `json:"final_merge_overlap,omitempty"`
 
 	// Select is which state Run leaves the model in: "best" (the
 	// validated state of highest validation score, EpochLog.Score) or
@@ -254,6 +263,7 @@ func (o *Options) Validate() error {
 	}
 	check(o.Epochs >= 1, "epochs %d must be positive", o.Epochs)
 	check(o.FinalPruneBelow >= 0 && o.FinalPruneBelow < 1, "final prune share %g outside [0, 1)", o.FinalPruneBelow)
+	check(o.FinalMergeOverlap >= 0 && o.FinalMergeOverlap <= 1, "final merge overlap %g outside [0, 1]", o.FinalMergeOverlap)
 	check(o.FinalPruneBy == "" || o.FinalPruneBy == "words" || o.FinalPruneBy == "path", "final prune by %q: want words or path", o.FinalPruneBy)
 	check(o.StopAfter >= 0, "stop after %d epochs: must be non-negative (0 = all)", o.StopAfter)
 	check(o.BatchLinks >= 1, "batch of %d links must be positive", o.BatchLinks)

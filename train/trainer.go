@@ -405,6 +405,11 @@ func (t *Trainer) Run() error {
 				return err
 			}
 		}
+		if last && t.Opt.FinalMergeOverlap > 0 && t.Model.Cfg.Tree.Mode == "grow" {
+			if err := t.finalMerge(); err != nil {
+				return err
+			}
+		}
 		if last {
 			if err := t.finish(); err != nil {
 				return err
@@ -972,17 +977,9 @@ func (r *EpochLog) Score() (score float64, ok bool) {
 func (t *Trainer) growTree(emb *model.Embeddings, add bool) error {
 	m := t.Model
 	docs := t.vs.Train
-	acc := topictree.NewShareAccumulator(emb.Topics)
-	lengths := make([]int, len(docs))
-	theta := make([]float32, 0, len(docs)*emb.Topics)
-	for i, d := range docs {
-		lengths[i] = t.In.Len[d]
-		theta = append(theta, emb.Theta[int(d)*emb.Topics:int(d+1)*emb.Topics]...)
-	}
-	acc.Add(tensor.FromData(theta, len(docs), emb.Topics), lengths)
-	shares, err := acc.Shares()
+	shares, theta, lengths, err := t.trainShares(emb)
 	if err != nil {
-		return fmt.Errorf("tree update after epoch %d: %w", t.State.Epoch, err)
+		return err
 	}
 	tc := m.Cfg.Tree
 	uo := topictree.UpdateOptions{Add: tc.SAdd, Prune: tc.SPrune, GrowLeaves: tc.GrowLeaves, KeepDepth: tc.KeepDepth, BeforeLast: t.Opt.GrowBeforeLast}
@@ -1014,19 +1011,8 @@ func (t *Trainer) growTree(emb *model.Embeddings, add bool) error {
 	if !res.Changed() {
 		return nil
 	}
-	// With two hops the nested pass reads the tree embedding: the
-	// validation refresh is stale now.
-	if m.Cfg.CacheReadsTopics() {
-		t.cacheFresh = false
-	}
-	// Per-topic inputs follow the tree; so does their optimiser state.
-	name := m.Topics.Input.Name
-	in := m.Topics.Remap(res.OldRow)
-	if err := t.adam.RemapRows(name, in.Shape, res.OldRow); err != nil {
-		return fmt.Errorf("tree update after epoch %d: %w", t.State.Epoch, err)
-	}
-	if err := t.adam.Rebind(in); err != nil {
-		return fmt.Errorf("tree update after epoch %d: %w", t.State.Epoch, err)
+	if err := t.remapTopics(res); err != nil {
+		return err
 	}
 	if add && t.Opt.GrowPlace {
 		var added []int
@@ -1048,6 +1034,92 @@ func (t *Trainer) growTree(emb *model.Embeddings, add bool) error {
 		}
 	}
 	return nil
+}
+
+// trainShares returns the word shares s_t (dense rows) of the training
+// documents outside validation, with their θ rows (in t.vs.Train's order)
+// and lengths, from emb (indexed by document id).
+func (t *Trainer) trainShares(emb *model.Embeddings) (shares []float64, theta []float32, lengths []int, err error) {
+	docs := t.vs.Train
+	acc := topictree.NewShareAccumulator(emb.Topics)
+	lengths = make([]int, len(docs))
+	theta = make([]float32, 0, len(docs)*emb.Topics)
+	for i, d := range docs {
+		lengths[i] = t.In.Len[d]
+		theta = append(theta, emb.Theta[int(d)*emb.Topics:int(d+1)*emb.Topics]...)
+	}
+	acc.Add(tensor.FromData(theta, len(docs), emb.Topics), lengths)
+	shares, err = acc.Shares()
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("tree update after epoch %d: %w", t.State.Epoch, err)
+	}
+	return shares, theta, lengths, nil
+}
+
+// remapTopics moves the per-topic parameters and their optimiser state
+// along a tree update that changed the tree.
+func (t *Trainer) remapTopics(res topictree.UpdateResult) error {
+	m := t.Model
+	// With two hops the nested pass reads the tree embedding: the
+	// validation refresh is stale now.
+	if m.Cfg.CacheReadsTopics() {
+		t.cacheFresh = false
+	}
+	// Per-topic inputs follow the tree; so does their optimiser state.
+	name := m.Topics.Input.Name
+	in := m.Topics.Remap(res.OldRow)
+	if err := t.adam.RemapRows(name, in.Shape, res.OldRow); err != nil {
+		return fmt.Errorf("tree update after epoch %d: %w", t.State.Epoch, err)
+	}
+	if err := t.adam.Rebind(in); err != nil {
+		return fmt.Errorf("tree update after epoch %d: %w", t.State.Epoch, err)
+	}
+	return nil
+}
+
+// finalMerge is the last tree update of Options.FinalMergeOverlap: while
+// two topics, neither an ancestor of the other, share at least that
+// fraction of their top-10 words (by β, as NPMI reads them), the one whose
+// subtree holds the smaller share of the training words is removed with
+// its subtree. θ and β are recomputed after each removal (the tree
+// embedding, which both read, changed); the weights are not.
+func (t *Trainer) finalMerge() error {
+	defer t.Opt.Phases.Start("growth")()
+	docs := t.vs.Train
+	for {
+		emb := t.embedCurrent(docs).Scatter(docs, t.G.NumDocs())
+		shares, _, _, err := t.trainShares(emb)
+		if err != nil {
+			return err
+		}
+		top := metrics.TopWords(t.Model.Beta(), emb.Topics, metrics.DefaultNPMIWords)
+		merged, err := t.mergeOnce(shares, top)
+		if err != nil || !merged {
+			return err
+		}
+	}
+}
+
+// mergeOnce removes the drop of the most redundant pair of topics (top:
+// each topic's word list; shares: s_t, both by dense row) if their
+// overlap reaches Options.FinalMergeOverlap, and reports whether it did.
+func (t *Trainer) mergeOnce(shares []float64, top [][]int32) (bool, error) {
+	tree := t.Model.Topics.Tree
+	tab := tree.Tables()
+	p, ok := tab.MostRedundant(top, shares)
+	if !ok || p.Overlap < t.Opt.FinalMergeOverlap {
+		return false, nil
+	}
+	drop, keep := tab.ID[p.Drop], tab.ID[p.Keep]
+	// Add above any share and Prune at zero: the update removes drop's
+	// subtree and nothing else.
+	res, err := tree.Update(shares, topictree.UpdateOptions{Add: 1, Remove: []int{drop}})
+	if err != nil {
+		return false, fmt.Errorf("final merge: %w", err)
+	}
+	fmt.Fprintf(t.log, "epoch %d: final merge: remove topic %d (level %d, subtree share %.4f, %d topic(s)) for topic %d (level %d, subtree share %.4f): top-%d overlap %.2f\n",
+		t.State.Epoch, drop, tab.Level[p.Drop], p.DropMass, len(res.Changes), keep, tab.Level[p.Keep], p.KeepMass, len(top[p.Drop]), p.Overlap)
+	return true, t.remapTopics(res)
 }
 
 func (t *Trainer) logEpoch(r *EpochLog) {
