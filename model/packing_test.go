@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/gtformer/gtformer/corpus"
 	"github.com/gtformer/gtformer/tensor"
 )
 
@@ -157,17 +158,24 @@ func TestPackedEqualsPaddedInference(t *testing.T) {
 	}
 }
 
-// TestFirstLayerReuse: a two-hop refresh keeps every document's first-layer
-// rows once (all of them, within the budget), and embedding from them gives
-// what embedding without them gives.
-func TestFirstLayerReuse(t *testing.T) {
+// twoHopSetup is the hub graph's tiny model with two hops and the
+// default hop features, perturbed by seed, its prepared inputs and every
+// document.
+func twoHopSetup(t *testing.T, seed uint64) (*corpus.Graph, Config, *Model, *Inputs, []int32) {
+	t.Helper()
 	g := hubGraph()
 	cfg := tinyConfig(g)
 	cfg.Hops = 2
 	cfg.FeatureHops, cfg.FeatureSkip = 3, true // the defaults
-	m := perturbed(t, cfg, 6)
-	in := preparedInputs(t, m, g)
-	docs := allDocs(g.NumDocs())
+	m := perturbed(t, cfg, seed)
+	return g, cfg, m, preparedInputs(t, m, g), allDocs(g.NumDocs())
+}
+
+// TestFirstLayerReuse: a two-hop refresh keeps every document's first-layer
+// rows once (all of them, within the budget), and embedding from them gives
+// what embedding without them gives.
+func TestFirstLayerReuse(t *testing.T) {
+	g, cfg, m, in, docs := twoHopSetup(t, 6)
 	first := m.newFirstLayer(in, docs)
 	if first == nil {
 		t.Fatal("no store for a tiny corpus")
@@ -205,13 +213,7 @@ func TestFirstLayerReuse(t *testing.T) {
 // and embeds as without the store; the missing documents' sub-batch is laid
 // out as layoutTokens lays them out.
 func TestFirstLayerPartial(t *testing.T) {
-	g := hubGraph()
-	cfg := tinyConfig(g)
-	cfg.Hops = 2
-	cfg.FeatureHops, cfg.FeatureSkip = 3, true // the defaults
-	m := perturbed(t, cfg, 7)
-	in := preparedInputs(t, m, g)
-	docs := allDocs(g.NumDocs())
+	g, _, m, in, docs := twoHopSetup(t, 7)
 
 	bt := m.layoutTokens(in, docs)
 	idx := []int{1, 3, 4}

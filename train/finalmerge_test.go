@@ -135,12 +135,7 @@ func TestFinalMergeRun(t *testing.T) {
 			opt.FinalMergeOverlap = overlap
 		}
 		tr := newTrainer(t, g, s, tinyConfig(g), opt)
-		var log strings.Builder
-		tr.Opt.Log, tr.log = &log, &log
-		if err := tr.Run(); err != nil {
-			t.Fatal(err)
-		}
-		return tr, log.String()
+		return tr, runLogged(t, tr)
 	}
 	def, defLog := run(false, 0)
 	if def.Opt.FinalMergeOverlap != 0 {

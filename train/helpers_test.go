@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -74,6 +75,18 @@ func newTrainer(t testing.TB, g *corpus.Graph, s *corpus.Split, cfg model.Config
 		t.Fatal(err)
 	}
 	return tr
+}
+
+// runLogged trains tr to the end with its log in a buffer, and returns
+// the log.
+func runLogged(t testing.TB, tr *Trainer) string {
+	t.Helper()
+	var log strings.Builder
+	tr.Opt.Log, tr.log = &log, &log
+	if err := tr.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return log.String()
 }
 
 // paramBits returns every parameter's values as raw bits by name.

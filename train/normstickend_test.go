@@ -18,12 +18,7 @@ func TestNormStickAtEnd(t *testing.T) {
 		opt.NormStickAtEnd = atEnd
 		opt.FitSimilarity, opt.Select, opt.DecoderRefit = fit, "last", refit
 		tr := newTrainer(t, g, s, tinyConfig(g), opt)
-		var log strings.Builder
-		tr.Opt.Log, tr.log = &log, &log
-		if err := tr.Run(); err != nil {
-			t.Fatal(err)
-		}
-		return tr, log.String()
+		return tr, runLogged(t, tr)
 	}
 	paper, _ := run(false, "none", 0)
 	norm, log := run(true, "none", 0)

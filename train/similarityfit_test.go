@@ -32,14 +32,9 @@ func TestFitSimilarityEndsTraining(t *testing.T) {
 	// With the default decoder refit: fit, refit, fit again.
 	opt := tinyOptions(2, "cache", 5)
 	opt.FitSimilarity, opt.Select, opt.DecoderRefit = "shared", "last", 20
-	tr := newTrainer(t, g, s, tinyConfig(g), opt)
-	var log strings.Builder
-	tr.Opt.Log, tr.log = &log, &log
-	if err := tr.Run(); err != nil {
-		t.Fatal(err)
-	}
-	if got, refits := strings.Count(log.String(), "similarity fit to the words"), strings.Count(log.String(), "decoder refit:"); got != 2 || refits != 1 {
-		t.Errorf("fit with a decoder refit: %d fits and %d refits, want 2 and 1:\n%s", got, refits, log.String())
+	log := runLogged(t, newTrainer(t, g, s, tinyConfig(g), opt))
+	if got, refits := strings.Count(log, "similarity fit to the words"), strings.Count(log, "decoder refit:"); got != 2 || refits != 1 {
+		t.Errorf("fit with a decoder refit: %d fits and %d refits, want 2 and 1:\n%s", got, refits, log)
 	}
 	for name, tr := range map[string]*Trainer{"shared": shared, "levels": levels} {
 		if d := diffBits(paramBits(none.Model), paramBits(tr.Model)); d != "" {
