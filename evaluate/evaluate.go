@@ -190,7 +190,7 @@ func Completion(m *model.Model, g *corpus.Graph, s *corpus.Split, opt Options) f
 	observed, heldOut := metrics.CompletionSplit(metrics.Subset(g, s.Test), CompletionSeed)
 	half := g.WithDocs(s.Test, observed)
 	emb := m.Embed(m.Inputs(half, s.TrainNeighbors32), s.Test, s.TrainNeighbors32, opt.MaxNbrs, opt.EmbedBatch)
-	return metrics.PerplexityExponent(emb.Theta, m.Beta(), emb.Topics, heldOut)
+	return metrics.PerplexityExponentMix(emb.Theta, m.Beta(), emb.Topics, heldOut, m.Topics.WordMix().Func())
 }
 
 func ptr(v float64) *float64 {
@@ -306,7 +306,7 @@ func ScoreQueries(m *model.Model, g *corpus.Graph, s *corpus.Split, emb *model.E
 	}
 	if len(s.Test) > 0 {
 		theta := rows(emb.Theta, emb.Topics, s.Test)
-		t.LogPerplexity = ptr(metrics.PerplexityExponent(theta, m.Beta(), emb.Topics, metrics.Subset(g, s.Test)))
+		t.LogPerplexity = ptr(metrics.PerplexityExponentMix(theta, m.Beta(), emb.Topics, metrics.Subset(g, s.Test), m.Topics.WordMix().Func()))
 	}
 	return t
 }

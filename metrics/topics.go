@@ -41,6 +41,14 @@ func (s subset) Doc(i int) []int32 { return s.docs.Doc(int(s.ids[i])) }
 // beta is (T,V). The perplexity itself is exp of the result. A word of
 // probability zero makes the result +Inf; empty input gives NaN.
 func PerplexityExponent(theta, beta []float32, nTopics int, docs Docs) float64 {
+	return PerplexityExponentMix(theta, beta, nTopics, docs, nil)
+}
+
+// PerplexityExponentMix is PerplexityExponent with p(w|d) = mix(q, w) for
+// q = Σ_t θ_dt β_tw, mix nil meaning p = q: a model's word distribution
+// that adds something to the topic mixture (gtformer's background
+// mixture, model.WordMix.Func).
+func PerplexityExponentMix(theta, beta []float32, nTopics int, docs Docs, mix func(q float64, w int32) float64) float64 {
 	n := docs.NumDocs()
 	if nTopics <= 0 || len(theta) != n*nTopics || len(beta)%nTopics != 0 {
 		panic(fmt.Sprintf("metrics: PerplexityExponent: theta %d, beta %d values for %d docs, %d topics", len(theta), len(beta), n, nTopics))
@@ -56,6 +64,9 @@ func PerplexityExponent(theta, beta []float32, nTopics int, docs Docs) float64 {
 			var p float64
 			for t, v := range th {
 				p += float64(v) * float64(beta[t*V+int(w)])
+			}
+			if mix != nil {
+				p = mix(p, w)
 			}
 			nll -= math.Log(p)
 			tokens++

@@ -176,6 +176,15 @@ type TreeConfig struct {
 	// data explain them there first and the lower topics need not carry
 	// them (issue 15's "background (root) distribution").
 	BackgroundLevels []float64 `json:"background_levels,omitempty"`
+	// BackgroundMix, when positive, turns on the background as a separate
+	// mixture component of every document's word distribution (the
+	// "background topic" of SAGE and Twitter-LDA):
+	// p(w|d) = λ·b(w) + (1−λ)·Σ_t θ_dt β_t(w), with b the training
+	// documents' smoothed unigram distribution (Topics.Unigram) and
+	// λ = sigmoid(ρ) learned (Topics.Mix), starting at BackgroundMix.
+	// General words can then be explained by b, so the topics need not
+	// carry them. 0 (the default): off, p = θβ.
+	BackgroundMix float64 `json:"background_mix,omitempty"`
 	// FDRadius is r in the similarity σ = 1/(1 + exp((d² − r)/t)) of
 	// documents to topics and levels: the Fermi-Dirac decoder of HGCN
 	// (Chami et al., 2019). r = 0 (the model's default) is the paper's
@@ -329,6 +338,7 @@ func (c *Config) Validate() error {
 		check(!math.IsNaN(w) && !math.IsInf(w, 0), "background level weight %g must be finite", w)
 	}
 	check(len(t.BackgroundLevels) == 0 || t.Background, "background level weights need the background")
+	check(t.BackgroundMix >= 0 && t.BackgroundMix < 1, "background mix %g outside [0,1)", t.BackgroundMix)
 	check(t.FDRadius >= 0 && !math.IsInf(t.FDRadius, 1), "Fermi-Dirac radius %g must be non-negative and finite", t.FDRadius)
 	check(t.FDTemp >= 0 && !math.IsInf(t.FDTemp, 1), "Fermi-Dirac temperature %g must be non-negative and finite (0 means 1)", t.FDTemp)
 	check(t.FDLevelRadius >= 0 && !math.IsInf(t.FDLevelRadius, 1), "level Fermi-Dirac radius %g must be non-negative and finite", t.FDLevelRadius)

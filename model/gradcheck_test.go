@@ -94,6 +94,12 @@ func gradCases() []gradCase {
 		{name: "hyperbolic/background-levels", geometry: "hyperbolic", mut: func(c *Config) {
 			c.Tree.Background, c.Tree.BackgroundLevels = true, []float64{1, 0, -0.3}
 		}},
+		// The background as a mixture component: ρ (tree.bg_mix) learned.
+		{name: "hyperbolic/background-mix", geometry: "hyperbolic", mut: func(c *Config) { c.Tree.BackgroundMix = 0.3 }},
+		// ... beside the root's logit background.
+		{name: "euclidean/background-mix/background-levels", geometry: "euclidean", mut: func(c *Config) {
+			c.Tree.Background, c.Tree.BackgroundLevels, c.Tree.BackgroundMix = true, []float64{1, 0, 0}, 0.6
+		}},
 		// The level prior.
 		{name: "hyperbolic/level-prior", geometry: "hyperbolic", mut: func(c *Config) { c.LambdaLevel = 0.5 }},
 		{name: "hyperbolic/level-prior/target", geometry: "hyperbolic", mut: func(c *Config) {

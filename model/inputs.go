@@ -265,6 +265,9 @@ func (m *Model) Prepare(g *corpus.Graph, train []int32, seed uint64) error {
 	if m.Cfg.Tree.Background && m.Topics.Background == nil {
 		m.Topics.Background = LogUnigram(g, train)
 	}
+	if m.Topics.Mix != nil && m.Topics.Unigram == nil {
+		m.Topics.Unigram = Unigram(g, train)
+	}
 	if m.Cfg.FeatureHops == 0 || m.LSA != nil {
 		return nil
 	}

@@ -72,7 +72,7 @@ func (m *Model) Loss(tp *tensor.Tape, in *Inputs, b *Batch, cache *Cache) (*tens
 		beta = m.Topics.Beta(tp, out.Z)
 	}
 	if m.Cfg.LambdaTopic > 0 {
-		p := tp.MatMul(out.Theta, beta, false, false) // (B,V) reconstructed word distribution
+		p := m.Topics.WordProbs(tp, out.Theta, beta) // (B,V) reconstructed word distribution
 		ptr, word, count := in.SubsetBoW(b.Centres)
 		lt := BowNLL(tp, p, ptr, word, count)
 		parts.Topic = float64(lt.Data[0])

@@ -46,6 +46,9 @@ func (m *Model) Save(dir string, seed uint64) error {
 		// Load would refuse the files: a model is saved whole or not at all.
 		return errors.New("save model: the configuration has a decoder background but the model holds none (Model.Prepare or the trainer sets it)")
 	}
+	if m.Topics.Mix != nil && m.Topics.Unigram == nil {
+		return errors.New("save model: the configuration has a background mixture but the model holds no unigram distribution (Model.Prepare or the trainer sets it)")
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("save model: %w", err)
 	}
@@ -64,6 +67,9 @@ func (m *Model) Save(dir string, seed uint64) error {
 	}
 	if bg := m.Topics.Background; bg != nil {
 		ts = append(ts, &tensor.Tensor{Name: "buffers.background", Shape: []int{len(bg)}, Data: bg})
+	}
+	if u := m.Topics.Unigram; m.Topics.Mix != nil {
+		ts = append(ts, &tensor.Tensor{Name: "buffers.unigram", Shape: []int{len(u)}, Data: u})
 	}
 	meta := map[string]string{"format": "gtformer-weights/1", "geometry": m.Cfg.Geometry}
 	if err := safetensors.WriteFile(filepath.Join(dir, WeightsFile), ts, meta); err != nil {
@@ -164,6 +170,17 @@ func (m *Model) LoadWeights(path string) error {
 			errs = append(errs, fmt.Errorf(`tensor "buffers.background" has %d values, want %d`, len(t.Data), m.Cfg.Vocab))
 		default:
 			m.Topics.Background = append([]float32(nil), t.Data...)
+		}
+	}
+	if m.Topics.Mix != nil {
+		t, ok := ts["buffers.unigram"]
+		switch {
+		case !ok:
+			errs = append(errs, errors.New(`tensor "buffers.unigram" (the background mixture's unigram distribution) missing`))
+		case len(t.Data) != m.Cfg.Vocab:
+			errs = append(errs, fmt.Errorf(`tensor "buffers.unigram" has %d values, want %d`, len(t.Data), m.Cfg.Vocab))
+		default:
+			m.Topics.Unigram = append([]float32(nil), t.Data...)
 		}
 	}
 	if m.Cfg.FeatureHops > 0 {

@@ -44,7 +44,15 @@ type Topics struct {
 	// uniform distribution over the vocabulary, which explains no
 	// document's words well, so the root is worth no mass.
 	Background []float32
-	Tau        float64
+	// Mix, with TreeConfig.BackgroundMix > 0, is ρ (1): the weight
+	// λ = sigmoid(ρ) of the background mixture component Unigram in every
+	// document's word distribution (WordProbs); nil otherwise.
+	Mix *tensor.Tensor
+	// Unigram, with the background mixture, is the training documents'
+	// smoothed unigram distribution b (V), the mixture's fixed component
+	// (model.Unigram; the counts of Background's log frequencies).
+	Unigram []float32
+	Tau     float64
 	// cfg is the model's tree configuration, the one owner of σ's radius
 	// r and temperature t (FDRadius, FDTemp), which training moves
 	// (Model.SetSimilarity) and config.json saves.
@@ -58,6 +66,9 @@ const drnnGain = 1.0
 // DecoderParam names the decoder's word rows U, which train with their own
 // learning-rate scale (train.Options.DecoderLRScale).
 const DecoderParam = "tree.decoder.u"
+
+// MixParam names ρ, the background mixture's logit (Topics.Mix).
+const MixParam = "tree.bg_mix"
 
 // DecoderLRScale returns an optim.Config.LRScale that multiplies the
 // decoder rows' (DecoderParam's) learning rate by scale and leaves the others.
@@ -118,6 +129,10 @@ func newTopics(m lorentz.Manifold, cfg *Config, rng *rand.Rand) (*Topics, error)
 		cfg:        tc,
 		Levels:     maxDepth,
 	}
+	if x := tc.BackgroundMix; x > 0 {
+		t.Mix = tensor.Param(MixParam, 1)
+		t.Mix.Data[0] = float32(math.Log(x / (1 - x))) // λ = sigmoid(ρ) starts at x
+	}
 	// Start points at a moderate distance from the origin so that the
 	// recurrences do not begin at the (symmetric) origin itself.
 	for _, p := range []*tensor.Tensor{t.RootIn, t.LevelStart, t.Input} {
@@ -153,7 +168,11 @@ func (t *Topics) Params() []*tensor.Tensor {
 	ps := []*tensor.Tensor{t.RootIn, t.LevelStart}
 	ps = append(ps, t.DRNN.Params()...)
 	ps = append(ps, t.LevelRNN.Params()...)
-	return append(ps, t.U, t.Input)
+	ps = append(ps, t.U, t.Input)
+	if t.Mix != nil {
+		ps = append(ps, t.Mix)
+	}
+	return ps
 }
 
 // Tables returns the current tree tables.

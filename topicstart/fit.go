@@ -125,7 +125,7 @@ func Fit(m *model.Model, tangent []float32, in *model.Inputs, docs []int32, f Op
 			theta = m.Topics.Theta(tp, m.M.ExpO(tp, d), z, zh)
 		}
 		ptr, word, count := in.SubsetBoW(sub)
-		loss := model.BowNLL(tp, tp.MatMul(theta, m.Topics.Beta(tp, z), false, false), ptr, word, count)
+		loss := model.BowNLL(tp, m.Topics.WordProbs(tp, theta, m.Topics.Beta(tp, z)), ptr, word, count)
 		nll = float64(loss.Data[0])
 		if math.IsNaN(nll) || math.IsInf(nll, 0) {
 			return 0, fmt.Errorf("topicstart: fit: step %d: topic loss is %v", s+1, nll)

@@ -60,7 +60,7 @@ func FitSimilarity(m *model.Model, tangent []float32, in *model.Inputs, docs []i
 	sqT := m.M.PairSqDist(tp, pts, z)  // (N,T)
 	sqH := m.M.PairSqDist(tp, pts, zh) // (N,H)
 	beta := m.Topics.Beta(tp, z)       // (T,V)
-	tokens := newTokenColumns(in, docs, beta)
+	tokens := newTokenColumns(in, docs, beta, m.Topics.WordMix())
 	tab := m.Topics.Tables()
 
 	valid := func(r, t float64) bool {
@@ -128,12 +128,14 @@ type tokenColumns struct {
 	count []float32 // (tokens)
 	col   []float32 // (tokens, T) β_tw
 	total float64   // Σ counts
+	word  []int32   // (tokens) word ids
+	mix   model.WordMix
 }
 
-func newTokenColumns(in *model.Inputs, docs []int32, beta *tensor.Tensor) *tokenColumns {
+func newTokenColumns(in *model.Inputs, docs []int32, beta *tensor.Tensor, mix model.WordMix) *tokenColumns {
 	T, V := beta.Shape[0], beta.Shape[1]
 	ptr, word, count := in.SubsetBoW(docs)
-	tc := &tokenColumns{T: T, ptr: ptr, count: count, col: make([]float32, len(word)*T)}
+	tc := &tokenColumns{T: T, ptr: ptr, count: count, col: make([]float32, len(word)*T), word: word, mix: mix}
 	for k, w := range word {
 		for t := range T {
 			tc.col[k*T+t] = beta.Data[t*V+int(w)]
@@ -143,7 +145,9 @@ func newTokenColumns(in *model.Inputs, docs []int32, beta *tensor.Tensor) *token
 	return tc
 }
 
-// nll is −Σ count·log Σ_t θ_it β_tw / Σ count for theta (N,T).
+// nll is −Σ count·log p_iw / Σ count for theta (N,T), p_iw the model's
+// word probability mix.Prob(Σ_t θ_it β_tw, w) (Σ_t θ_it β_tw itself
+// without the background mixture).
 func (tc *tokenColumns) nll(theta []float32) float64 {
 	T := tc.T
 	var s float64
@@ -154,7 +158,7 @@ func (tc *tokenColumns) nll(theta []float32) float64 {
 			for t, v := range tc.col[int(k)*T : int(k+1)*T] {
 				p += float64(th[t]) * float64(v)
 			}
-			s -= float64(tc.count[k]) * math.Log(p)
+			s -= float64(tc.count[k]) * math.Log(tc.mix.Prob(p, tc.word[k]))
 		}
 	}
 	if tc.total == 0 {

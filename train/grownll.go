@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/gtformer/gtformer/internal/parallel"
+	"github.com/gtformer/gtformer/model"
 	"github.com/gtformer/gtformer/topictree"
 )
 
@@ -11,14 +12,15 @@ import (
 // documents in its subtree are explained: the mean over the documents of
 // their per-token negative log-likelihood
 //
-//	nll_d = −(1/|d|) Σ_{w ∈ d} log Σ_t θ_dt β_tw
+//	nll_d = −(1/|d|) Σ_{w ∈ d} log p(w|d),  p(w|d) = mix.Prob(Σ_t θ_dt β_tw, w)
 //
+// (Σ_t θ_dt β_tw itself without the background mixture, mix's zero value)
 // weighted by |d|·m_dp, m_dp the document's θ mass on the topic and its
 // descendants (0 for a topic no document uses). theta is (len(words), T)
 // row-major, beta (T, V); words[i] lists document i's word ids (an empty
 // document counts for nothing). Options.GrowBy "nll" gives children only
 // to the large topics whose score is at least their mean.
-func ReconstructionScores(tab *topictree.Tables, theta, beta []float32, words [][]int32) []float64 {
+func ReconstructionScores(tab *topictree.Tables, theta, beta []float32, mix model.WordMix, words [][]int32) []float64 {
 	T := tab.T
 	V := len(beta) / T
 	nll := make([]float64, len(words))
@@ -31,7 +33,7 @@ func ReconstructionScores(tab *topictree.Tables, theta, beta []float32, words []
 				for t, th := range row {
 					p += float64(th) * float64(beta[t*V+int(w)])
 				}
-				s -= math.Log(max(p, 1e-300))
+				s -= math.Log(max(mix.Prob(p, w), 1e-300))
 			}
 			if len(words[i]) > 0 {
 				nll[i] = s / float64(len(words[i]))

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/gtformer/gtformer/model"
 	"github.com/gtformer/gtformer/topictree"
 )
 
@@ -36,11 +37,23 @@ func TestReconstructionScores(t *testing.T) {
 	words := [][]int32{{0, 1}, {0, 2}}
 	nllA := -math.Log(0.5*0.25 + 0.5*0.5)
 	nllB := -(math.Log(0.5*0.25) + math.Log(0.5*0.25+0.5*0.5)) / 2
-	got := ReconstructionScores(tab, theta, beta, words)
+	got := ReconstructionScores(tab, theta, beta, model.WordMix{}, words)
 	want := []float64{(nllA + nllB) / 2, nllA, nllB}
 	for r := range want {
 		if math.Abs(got[r]-want[r]) > 1e-12 {
 			t.Errorf("topic row %d: score %.15g, want %.15g", r, got[r], want[r])
+		}
+	}
+	// With the background mixture (λ = 0.4, b = (0.1, 0.2, 0.3, 0.4)),
+	// p(w|d) = λ·b_w + (1−λ)·Σ_t θ_dt β_tw.
+	mix := model.WordMix{Lambda: 0.4, Unigram: []float32{0.1, 0.2, 0.3, 0.4}}
+	pm := func(b float64, q float64) float64 { return 0.4*b + 0.6*q }
+	mA := -(math.Log(pm(0.1, 0.5*0.25+0.5*0.5)) + math.Log(pm(0.2, 0.5*0.25+0.5*0.5))) / 2
+	mB := -(math.Log(pm(0.1, 0.5*0.25)) + math.Log(pm(0.3, 0.5*0.25+0.5*0.5))) / 2
+	gotMix := ReconstructionScores(tab, theta, beta, mix, words)
+	for r, w := range []float64{(mA + mB) / 2, mA, mB} {
+		if math.Abs(float64(float32(gotMix[r]))-float64(float32(w))) > 1e-6 {
+			t.Errorf("with the mixture, topic row %d: score %.9g, want %.9g", r, gotMix[r], w)
 		}
 	}
 	if !(got[2] > got[1]) {
@@ -52,7 +65,7 @@ func TestReconstructionScores(t *testing.T) {
 	for i := range uniform {
 		uniform[i] = 1.0 / V
 	}
-	got = ReconstructionScores(tab, []float32{0.5, 0.5, 0, 0.2, 0.8, 0}, uniform, [][]int32{{0, 3, 1}, {2}})
+	got = ReconstructionScores(tab, []float32{0.5, 0.5, 0, 0.2, 0.8, 0}, uniform, model.WordMix{}, [][]int32{{0, 3, 1}, {2}})
 	for r, w := range []float64{math.Log(V), math.Log(V), 0} {
 		if math.Abs(got[r]-w) > 1e-6 {
 			t.Errorf("uniform β, topic row %d: score %g, want %g", r, got[r], w)

@@ -165,6 +165,9 @@ func New(m *model.Model, g *corpus.Graph, s *corpus.Split, opt Options) (*Traine
 	if m.Cfg.Tree.Background && m.Topics.Background == nil {
 		m.Topics.Background = model.LogUnigram(g, s.Train)
 	}
+	if m.Topics.Mix != nil && m.Topics.Unigram == nil {
+		m.Topics.Unigram = model.Unigram(g, s.Train)
+	}
 	in := model.NewInputs(g, m.IDF, m.Cfg.MaxLen, m.Cfg.Truncate)
 	stop()
 	// The hop features' basis reads the training documents' text (as the
@@ -191,7 +194,7 @@ func New(m *model.Model, g *corpus.Graph, s *corpus.Split, opt Options) (*Traine
 	}
 	cfg := optim.DefaultConfig()
 	cfg.WeightDecay = opt.WeightDecay
-	cfg.NoDecay = optim.MatchNames("*.b", "*.gamma", "*.beta", "embed.*", "scale.*", "tree.root_in", "tree.level_start")
+	cfg.NoDecay = optim.MatchNames("*.b", "*.gamma", "*.beta", "embed.*", "scale.*", "tree.root_in", "tree.level_start", model.MixParam)
 	if f := opt.DecoderLRScale; f > 0 && f != 1 {
 		cfg.LRScale = model.DecoderLRScale(f)
 	}
@@ -999,7 +1002,7 @@ func (t *Trainer) growTree(emb *model.Embeddings, add bool) error {
 		for i, d := range docs {
 			words[i] = t.G.Doc(int(d))
 		}
-		uo.AddScore = ReconstructionScores(m.Topics.Tables(), theta, m.Beta(), words)
+		uo.AddScore = ReconstructionScores(m.Topics.Tables(), theta, m.Beta(), m.Topics.WordMix(), words)
 	}
 	res, err := m.Topics.Tree.Update(shares, uo)
 	if err != nil {

@@ -77,7 +77,7 @@ metrics.json).`)
 	if err := outputs.WriteMetrics(filepath.Join(*out, outputs.EvalFile), met); err != nil {
 		return err
 	}
-	printMetrics(stdout, res)
+	printMetrics(stdout, res, m)
 	fmt.Fprintf(stdout, "written to %s\n", filepath.Join(*out, outputs.EvalFile))
 	return nil
 }

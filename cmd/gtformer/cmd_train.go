@@ -119,6 +119,7 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 		c.Tree.Background, c.Tree.BackgroundLevels = true, ws
 		return nil
 	})
+	fs.Float64Var(&c.Tree.BackgroundMix, "background-mix", c.Tree.BackgroundMix, "the background as a separate mixture component of every document's word distribution, p(w|d) = λ·b(w) + (1−λ)·Σ_t θ_dt β_t(w), b the training documents' word frequencies and λ learned, starting at this value, in [0,1) (0: off)")
 	fs.Func("level-target", "the level prior's target share per level, root first, comma-separated, one positive weight per level of the initial tree (normalised); default: uniform", func(v string) (err error) {
 		c.LevelTarget, err = parseFloatList(v, true)
 		return err
@@ -375,7 +376,7 @@ the command that continues the run, and exits 130 (143 for SIGTERM).`)
 	if err := outputs.WriteTopicsText(stdout, outputs.Topics(tr.Model, g, res.Emb.Theta, tr.In.Len), outputs.TextOptions{}); err != nil {
 		return err
 	}
-	printMetrics(stdout, res)
+	printMetrics(stdout, res, tr.Model)
 	fmt.Fprintf(stdout, "outputs in %s (%.0f s of training)\n", *out, secs)
 	return nil
 }
@@ -413,7 +414,16 @@ func datasetName(name, path string) string {
 	return filepath.Base(path)
 }
 
-func printMetrics(w io.Writer, res *evaluate.Result) {
+// mixNote is what the topics summary line says of the background mixture:
+// its learned weight λ, or nothing without it.
+func mixNote(m *model.Model) string {
+	if m.Topics.Mix == nil {
+		return ""
+	}
+	return fmt.Sprintf("  background mix λ %.3f", m.Topics.Lambda())
+}
+
+func printMetrics(w io.Writer, res *evaluate.Result, m *model.Model) {
 	t := res.Test
 	f := func(p *float64) string {
 		if p == nil {
@@ -428,8 +438,8 @@ func printMetrics(w io.Writer, res *evaluate.Result) {
 			t.EvalQueries, f(t.KNNMicroF1SE), f(t.LinkAUCSE))
 	}
 	tq := res.Topics
-	fmt.Fprintf(w, "topics: %d in %d levels %v  NPMI %.3f (%s)  diversity %.3f\n",
-		tq.Count, tq.Depth, tq.PerLevel, tq.NPMI, tq.NPMIRef, tq.Diversity)
+	fmt.Fprintf(w, "topics: %d in %d levels %v  NPMI %.3f (%s)  diversity %.3f%s\n",
+		tq.Count, tq.Depth, tq.PerLevel, tq.NPMI, tq.NPMIRef, tq.Diversity, mixNote(m))
 	fmt.Fprintf(w, "hierarchy: level share %.2f  specialization %.2f  NPMI per level %.3f  diversity per level %.2f  PCC %s  PCD %s  SD %s  PnCD %s\n",
 		tq.LevelShare, tq.Specialization, tq.NPMIPerLevel, tq.DiversityPerLevel, f(tq.PCC), f(tq.PCD), f(tq.SD), f(tq.PnCD))
 	if r := tq.RecoveryNMI; r != nil {
@@ -498,8 +508,8 @@ func writeValidOnly(dir string, stdout io.Writer, tr *train.Trainer, g *corpus.G
 			rep.KeptEpoch, f(v.KNNMicroF1), f(v.KNNMacroF1), f(v.LinkAUC), f(v.LogPerplexity))
 	}
 	tq := rep.Topics
-	fmt.Fprintf(stdout, "topics: %d in %d levels  NPMI %.3f (%s)  diversity %.3f  level share %.2f  specialization %.2f\n",
-		tq.Count, tq.Depth, tq.NPMI, tq.NPMIRef, tq.Diversity, tq.LevelShare, tq.Specialization)
+	fmt.Fprintf(stdout, "topics: %d in %d levels  NPMI %.3f (%s)  diversity %.3f  level share %.2f  specialization %.2f%s\n",
+		tq.Count, tq.Depth, tq.NPMI, tq.NPMIRef, tq.Diversity, tq.LevelShare, tq.Specialization, mixNote(tr.Model))
 	fmt.Fprintf(stdout, "outputs in %s (valid.json, topics.txt; the test split was not read)\n", dir)
 	return nil
 }
