@@ -235,6 +235,29 @@ func (m *Model) Inputs(g *corpus.Graph, nbrs func(d int32) []int32) *Inputs {
 // LogUnigram returns the log of the smoothed word frequencies over docs,
 // log((c_w + ½)/(Σc + ½V)): the decoder's background (Topics.Background).
 func LogUnigram(g *corpus.Graph, docs []int32) []float32 {
+	p := smoothedUnigram(g, docs)
+	out := make([]float32, len(p))
+	for w, v := range p {
+		out[w] = float32(math.Log(v))
+	}
+	return out
+}
+
+// Unigram returns the smoothed word distribution over docs,
+// (c_w + ½)/(Σc + ½V): the background mixture's b (Topics.Unigram), the
+// distribution whose log LogUnigram is.
+func Unigram(g *corpus.Graph, docs []int32) []float32 {
+	p := smoothedUnigram(g, docs)
+	out := make([]float32, len(p))
+	for w, v := range p {
+		out[w] = float32(v)
+	}
+	return out
+}
+
+// smoothedUnigram is the one count behind LogUnigram and Unigram:
+// (c_w + ½)/(Σc + ½V) over docs' words, in float64.
+func smoothedUnigram(g *corpus.Graph, docs []int32) []float64 {
 	counts := make([]float64, len(g.Vocab))
 	var total float64
 	for _, d := range docs {
@@ -243,12 +266,11 @@ func LogUnigram(g *corpus.Graph, docs []int32) []float32 {
 			total++
 		}
 	}
-	out := make([]float32, len(counts))
 	den := total + 0.5*float64(len(counts))
 	for w, c := range counts {
-		out[w] = float32(math.Log((c + 0.5) / den))
+		counts[w] = (c + 0.5) / den
 	}
-	return out
+	return counts
 }
 
 // Prepare derives what a new model reads from its training corpus before

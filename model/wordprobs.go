@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/gtformer/gtformer/corpus"
 	"github.com/gtformer/gtformer/tensor"
 )
 
@@ -112,23 +111,3 @@ func mixBackground(tp *tensor.Tape, q, rho *tensor.Tensor, x WordMix) *tensor.Te
 }
 
 func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
-
-// Unigram returns the smoothed word distribution over docs,
-// (c_w + ½)/(Σc + ½V): the background mixture's b (Topics.Unigram), the
-// distribution whose log LogUnigram is.
-func Unigram(g *corpus.Graph, docs []int32) []float32 {
-	counts := make([]float64, len(g.Vocab))
-	var total float64
-	for _, d := range docs {
-		for _, w := range g.Doc(int(d)) {
-			counts[w]++
-			total++
-		}
-	}
-	out := make([]float32, len(counts))
-	den := total + 0.5*float64(len(counts))
-	for w, c := range counts {
-		out[w] = float32((c + 0.5) / den)
-	}
-	return out
-}
