@@ -73,9 +73,15 @@ const MixParam = "tree.bg_mix"
 // DecoderLRScale returns an optim.Config.LRScale that multiplies the
 // decoder rows' (DecoderParam's) learning rate by scale and leaves the others.
 func DecoderLRScale(scale float64) func(name string) float64 {
+	return LRScales(map[string]float64{DecoderParam: scale})
+}
+
+// LRScales returns an optim.Config.LRScale that multiplies the learning
+// rate of each named parameter by its scale and leaves the others.
+func LRScales(scales map[string]float64) func(name string) float64 {
 	return func(name string) float64 {
-		if name == DecoderParam {
-			return scale
+		if s, ok := scales[name]; ok {
+			return s
 		}
 		return 1
 	}

@@ -37,7 +37,12 @@ type Options struct {
 	// +3.5 / +1.2 points and log-perplexity −0.02 / −0.03 / −0.06 on ML /
 	// PL / COVID (3 seeds each), embeddings level.
 	DecoderLRScale float64 `json:"decoder_lr_scale,omitempty"`
-	Seed           uint64  `json:"seed"`
+	// MixLRScale multiplies the learning rate of the background mixture's
+	// logit ρ (model.MixParam; 0 means 1). At the shared rate λ stays
+	// within about 0.05 of where --background-mix starts it over a run
+	// (docs/results.md, point 13, round 18).
+	MixLRScale float64 `json:"mix_lr_scale,omitempty"`
+	Seed       uint64  `json:"seed"`
 
 	// Nesting is "full" (neighbours encoded in the same pass, gradients
 	// flow through them) or "cache" (neighbours' per-layer [CLS] from a
@@ -271,6 +276,7 @@ func (o *Options) Validate() error {
 	check(o.Warmup >= 0, "warm-up %d must be non-negative", o.Warmup)
 	check(o.WeightDecay >= 0 && o.Clip >= 0, "weight decay and clip must be non-negative")
 	check(o.DecoderLRScale >= 0 && !math.IsInf(o.DecoderLRScale, 0), "decoder learning-rate scale %g must be non-negative and finite", o.DecoderLRScale)
+	check(o.MixLRScale >= 0 && !math.IsInf(o.MixLRScale, 0), "mixture learning-rate scale %g must be non-negative and finite", o.MixLRScale)
 	check(o.Nesting == "full" || o.Nesting == "cache", "nesting %q: want full or cache", o.Nesting)
 	check(o.GrowBy == "" || o.GrowBy == "share" || o.GrowBy == "nll", "grow by %q: want share or nll", o.GrowBy)
 	check(o.Select == "" || o.Select == "best" || o.Select == "last", "select %q: want best or last", o.Select)

@@ -195,8 +195,15 @@ func New(m *model.Model, g *corpus.Graph, s *corpus.Split, opt Options) (*Traine
 	cfg := optim.DefaultConfig()
 	cfg.WeightDecay = opt.WeightDecay
 	cfg.NoDecay = optim.MatchNames("*.b", "*.gamma", "*.beta", "embed.*", "scale.*", "tree.root_in", "tree.level_start", model.MixParam)
+	scales := map[string]float64{}
 	if f := opt.DecoderLRScale; f > 0 && f != 1 {
-		cfg.LRScale = model.DecoderLRScale(f)
+		scales[model.DecoderParam] = f
+	}
+	if f := opt.MixLRScale; f > 0 && f != 1 {
+		scales[model.MixParam] = f
+	}
+	if len(scales) > 0 {
+		cfg.LRScale = model.LRScales(scales)
 	}
 	t.adam = optim.NewAdamW(cfg)
 	for _, p := range m.Params() {

@@ -49,6 +49,7 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&o.BatchLinks, "batch", o.BatchLinks, "training links per step (their ends are the batch's documents)")
 	fs.Float64Var(&o.LR, "lr", o.LR, "peak learning rate (AdamW, warm-up then cosine decay)")
 	fs.Float64Var(&o.DecoderLRScale, "decoder-lr-scale", o.DecoderLRScale, "learning-rate multiplier for the topic decoder's word rows U")
+	fs.Float64Var(&o.MixLRScale, "mix-lr-scale", o.MixLRScale, "learning-rate multiplier for the background mixture's logit (--background-mix; 0 or 1: the shared rate)")
 	fs.IntVar(&o.Warmup, "warmup", o.Warmup, "warm-up steps")
 	fs.Float64Var(&o.WeightDecay, "weight-decay", o.WeightDecay, "AdamW weight decay")
 	fs.StringVar(&o.TopicInit, "topic-init", o.TopicInit, "fit (kmeans, then σ's r and t calibrated to the documents' distances and a decoder warm-up; overrides --fd-radius and --fd-temp), kmeans (start the topics at a hierarchical clustering of the documents' initial embeddings) or random (the paper)")
