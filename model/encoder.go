@@ -17,6 +17,7 @@ import (
 // padded to the batch's longest, Tm ≥ 1 words, with the [CLS] id, and mask
 // marks the real rows: the padded grid the packed layout replaced.
 type batchTokens struct {
+	in      *Inputs // what the batch was laid out from
 	B       int
 	docs    []int32 // (B) the documents
 	off     []int   // (B+1) row offsets
@@ -36,7 +37,7 @@ type batchTokens struct {
 }
 
 func (m *Model) layoutTokens(in *Inputs, docs []int32) *batchTokens {
-	bt := &batchTokens{B: len(docs), docs: docs}
+	bt := &batchTokens{in: in, B: len(docs), docs: docs}
 	tm := 1
 	for _, d := range docs {
 		tm = max(tm, len(in.Tokens(int(d))))
@@ -207,10 +208,11 @@ func (m *Model) encode(tp *tensor.Tape, bt *batchTokens, ctx *centreContext, ski
 			panic("model: first-layer rows reused on a recording tape")
 		}
 		if h = first.load(tp, bt); h == nil {
-			if sub := first.missing(bt); sub != nil {
+			if docs := first.missing(bt); docs != nil {
 				// Some of bt's documents are kept (an earlier pass
 				// encoded them): the first layer runs over the others
 				// only, and every row then comes from the store.
+				sub := m.layoutTokens(bt.in, docs)
 				first.save(sub, m.layer(tp, 0, m.embed(tp, sub), sub, nil, false))
 				h = first.load(tp, bt)
 			} else {
@@ -334,58 +336,26 @@ func (f *firstLayer) load(tp *tensor.Tape, bt *batchTokens) *tensor.Tensor {
 	return h
 }
 
-// missing returns the documents of bt whose rows are not kept yet, as a
-// batch of their own, when every document of bt is in the store's sets
-// and some are kept already; otherwise nil (none kept: the whole batch is
-// encoded, and saved where it can be). A document's first-layer rows
-// depend on its own rows alone (its attention is over its own tokens), so
-// the store then holds every row of bt.
-func (f *firstLayer) missing(bt *batchTokens) *batchTokens {
-	var idx []int
-	for b, d := range bt.docs {
+// missing returns the documents of bt whose rows are not kept yet, in
+// bt's order, when every document of bt is in the store's sets and some
+// are kept already; otherwise nil (none kept: the whole batch is encoded,
+// and saved where it can be). A document's first-layer rows depend on its
+// own rows alone (its attention is over its own tokens), so once these
+// are encoded the store holds every row of bt.
+func (f *firstLayer) missing(bt *batchTokens) []int32 {
+	var docs []int32
+	for _, d := range bt.docs {
 		if f.start[d] < 0 {
 			return nil
 		}
 		if !f.kept[d] {
-			idx = append(idx, b)
+			docs = append(docs, d)
 		}
 	}
-	if len(idx) == 0 || len(idx) == bt.B {
+	if len(docs) == 0 || len(docs) == bt.B {
 		return nil
 	}
-	return bt.subset(idx)
-}
-
-// subset returns the batch of bt's documents idx (in that order), packed
-// as layoutTokens would lay them out (bt must be packed: no mask).
-func (bt *batchTokens) subset(idx []int) *batchTokens {
-	if bt.mask != nil {
-		panic("model: batchTokens.subset of a padded batch")
-	}
-	s := &batchTokens{B: len(idx), docs: make([]int32, len(idx)),
-		off: []int{0}, wordOff: []int{0}, bagPtr: []int64{0},
-		cls: make([]int32, len(idx)), clsIDs: make([]int32, len(idx)), zeros: make([]int32, len(idx))}
-	var hops []float32
-	for i, b := range idx {
-		s.docs[i] = bt.docs[b]
-		s.cls[i] = int32(s.off[i])
-		s.clsIDs[i] = bt.clsIDs[b]
-		s.zeros[i] = bt.zeros[b]
-		s.words = append(s.words, bt.words[bt.wordOff[b]:bt.wordOff[b+1]]...)
-		s.pos = append(s.pos, bt.pos[bt.wordOff[b]:bt.wordOff[b+1]]...)
-		s.off = append(s.off, s.off[i]+bt.off[b+1]-bt.off[b])
-		s.wordOff = append(s.wordOff, len(s.words))
-		s.bagIdx = append(s.bagIdx, bt.bagIdx[bt.bagPtr[b]:bt.bagPtr[b+1]]...)
-		s.bagW = append(s.bagW, bt.bagW[bt.bagPtr[b]:bt.bagPtr[b+1]]...)
-		s.bagPtr = append(s.bagPtr, int64(len(s.bagIdx)))
-		if bt.hop != nil {
-			hops = append(hops, bt.hop.Row(b)...)
-		}
-	}
-	if bt.hop != nil {
-		s.hop = tensor.FromData(hops, len(idx), bt.hop.Cols())
-	}
-	return s
+	return docs
 }
 
 // save keeps the rows of h (R, n) of bt's documents that are in the store's

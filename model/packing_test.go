@@ -3,7 +3,6 @@ package model
 import (
 	"fmt"
 	"math"
-	"reflect"
 	"slices"
 	"testing"
 
@@ -210,28 +209,15 @@ func TestFirstLayerReuse(t *testing.T) {
 // TestFirstLayerPartial: a pass whose batch holds documents an earlier
 // pass kept and documents it did not (a neighbour that no two-hop set
 // reached) runs the first layer over the missing ones only, keeps them,
-// and embeds as without the store; the missing documents' sub-batch is laid
-// out as layoutTokens lays them out.
+// and embeds as without the store.
 func TestFirstLayerPartial(t *testing.T) {
 	g, _, m, in, docs := twoHopSetup(t, 7)
-
-	bt := m.layoutTokens(in, docs)
-	idx := []int{1, 3, 4}
-	sub := bt.subset(idx)
-	want := m.layoutTokens(in, []int32{docs[1], docs[3], docs[4]})
-	if sub.hop == nil || !slices.Equal(sub.hop.Data, want.hop.Data) || !slices.Equal(sub.hop.Shape, want.hop.Shape) {
-		t.Fatalf("subset's hop rows differ from layoutTokens'")
-	}
-	sub.hop, want.hop = nil, nil
-	if !reflect.DeepEqual(sub, want) {
-		t.Fatalf("subset of documents %v:\n%+v\nwant layoutTokens':\n%+v", idx, sub, want)
-	}
 
 	first := m.newFirstLayer(in, docs)
 	half := docs[:len(docs)/2]
 	m.refresh(m.NewCache(in.N), in, half, 5, first, 2) // keeps the first half's rows
-	if got := first.missing(m.layoutTokens(in, docs)); got == nil || got.B != len(docs)-len(half) {
-		t.Fatalf("missing: %v, want the %d documents not kept", got, len(docs)-len(half))
+	if got, want := first.missing(m.layoutTokens(in, docs)), docs[len(half):]; !slices.Equal(got, want) {
+		t.Fatalf("missing: %v, want the documents not kept, %v", got, want)
 	}
 	c := m.NewCache(in.N)
 	m.RefreshNeighbors(c, in, docs, nbrsOf(g), 3, 5)
