@@ -136,8 +136,7 @@ func newTopics(m lorentz.Manifold, cfg *Config, rng *rand.Rand) (*Topics, error)
 		Levels:     maxDepth,
 	}
 	if x := tc.BackgroundMix; x > 0 {
-		t.Mix = tensor.Param(MixParam, 1)
-		t.Mix.Data[0] = float32(math.Log(x / (1 - x))) // λ = sigmoid(ρ) starts at x
+		t.Mix = mixParam(x)
 	}
 	// Start points at a moderate distance from the origin so that the
 	// recurrences do not begin at the (symmetric) origin itself.

@@ -42,6 +42,32 @@ func (x WordMix) Func() func(q float64, w int32) float64 {
 	return x.Prob
 }
 
+// mixParam returns ρ (1) with λ = sigmoid(ρ) = x.
+func mixParam(x float64) *tensor.Tensor {
+	rho := tensor.Param(MixParam, 1)
+	rho.Data[0] = float32(math.Log(x / (1 - x)))
+	return rho
+}
+
+// StartMix turns the background mixture on in a model built without it
+// (train.Options.BackgroundMixAtEnd): λ = x, b = unigram (V, the training
+// documents' Unigram), and the configuration records x so that Save and
+// Load keep the mixture. It returns ρ, for the caller's optimiser.
+func (m *Model) StartMix(x float64, unigram []float32) (*tensor.Tensor, error) {
+	switch {
+	case m.Topics.Mix != nil:
+		return nil, fmt.Errorf("model: the background mixture is already on (λ %.4g)", m.Topics.Lambda())
+	case !(x > 0 && x < 1):
+		return nil, fmt.Errorf("model: background mixture weight %g outside (0, 1)", x)
+	case len(unigram) != m.Cfg.Vocab:
+		return nil, fmt.Errorf("model: background mixture: unigram distribution of %d words for a vocabulary of %d", len(unigram), m.Cfg.Vocab)
+	}
+	m.Cfg.Tree.BackgroundMix = x
+	m.Topics.Mix = mixParam(x)
+	m.Topics.Unigram = unigram
+	return m.Topics.Mix, nil
+}
+
 // Lambda returns the background mixture's weight λ = sigmoid(ρ), or 0
 // without the mixture.
 func (t *Topics) Lambda() float64 {

@@ -103,6 +103,17 @@ type Options struct {
 	// fitted to the normalised θ while the joint steps ran with the
 	// paper's stick. Off by default.
 	NormStickAtEnd bool `json:"norm_stick_at_end,omitempty"`
+	// BackgroundMixAtEnd, when positive, turns the background mixture
+	// (model.TreeConfig.BackgroundMix) on when training ends, at this
+	// fixed weight λ, before the similarity fit and the decoder refit:
+	// the refit then fits the decoder's words to θ with the corpus's
+	// word frequencies explaining λ of every document's words, so the
+	// topics need not carry the general words. Training itself, and with
+	// it the encoder, runs without the mixture (the encoder does not read
+	// the decoder). Needs a decoder refit and Select "last" (the best
+	// state of an earlier epoch would keep the mixture without the refit).
+	// A model that has the mixture from the start keeps its own.
+	BackgroundMixAtEnd float64 `json:"background_mix_at_end,omitempty"`
 	// FitSimilarity ends training by fitting σ's radius r and temperature
 	// t to the training documents' words (topicstart.FitSimilarity), before
 	// the last validation (and with DecoderRefit, once before the refit and
@@ -267,6 +278,9 @@ func (o *Options) Validate() error {
 		check(!math.IsNaN(f.v) && !math.IsInf(f.v, 0), "%s %v is not a finite number", f.name, f.v)
 	}
 	check(o.Epochs >= 1, "epochs %d must be positive", o.Epochs)
+	check(o.BackgroundMixAtEnd >= 0 && o.BackgroundMixAtEnd < 1, "background mixture at the end %g outside [0, 1)", o.BackgroundMixAtEnd)
+	check(o.BackgroundMixAtEnd == 0 || o.DecoderRefit > 0, "the background mixture at the end needs a decoder refit (--decoder-refit)")
+	check(o.BackgroundMixAtEnd == 0 || o.Select == "last", "the background mixture at the end needs --select last")
 	check(o.FinalPruneBelow >= 0 && o.FinalPruneBelow < 1, "final prune share %g outside [0, 1)", o.FinalPruneBelow)
 	check(o.FinalMergeOverlap >= 0 && o.FinalMergeOverlap <= 1, "final merge overlap %g outside [0, 1]", o.FinalMergeOverlap)
 	check(o.FinalPruneBy == "" || o.FinalPruneBy == "words" || o.FinalPruneBy == "path", "final prune by %q: want words or path", o.FinalPruneBy)

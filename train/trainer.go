@@ -527,6 +527,19 @@ func (t *Trainer) finish() error {
 		t.Model.Cfg.Tree.NormStick = true
 		fmt.Fprintln(t.log, "the normalised stick from here on")
 	}
+	if x := t.Opt.BackgroundMixAtEnd; x > 0 && t.Model.Topics.Mix == nil {
+		rho, err := t.Model.StartMix(x, model.Unigram(t.G, t.S.Train))
+		if err != nil {
+			return err
+		}
+		// Held at x by the refit (it trains U alone); registered so
+		// that the optimiser's state, which checkpoints save, covers
+		// every parameter, as a model trained with the mixture has it.
+		if err := t.adam.Add(rho); err != nil {
+			return fmt.Errorf("train: the background mixture's weight: %w", err)
+		}
+		fmt.Fprintf(t.log, "the background mixture from here on, λ %.4g\n", x)
+	}
 	fit := t.fitsSimilarity()
 	if fit {
 		if err := t.fitSimilarity(t.embedCurrent(t.vs.Train)); err != nil {
