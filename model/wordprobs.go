@@ -68,6 +68,13 @@ func (m *Model) StartMix(x float64, unigram []float32) (*tensor.Tensor, error) {
 	return m.Topics.Mix, nil
 }
 
+// StopMix turns the background mixture off again (a model whose
+// StartMix is undone: train restores a state saved before it).
+func (m *Model) StopMix() {
+	m.Cfg.Tree.BackgroundMix = 0
+	m.Topics.Mix, m.Topics.Unigram = nil, nil
+}
+
 // Lambda returns the background mixture's weight λ = sigmoid(ρ), or 0
 // without the mixture.
 func (t *Topics) Lambda() float64 {

@@ -99,3 +99,38 @@ func TestStartMixErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestBackgroundMixAtEndUndone: the mixture belongs to the refit. Without
+// a refit nothing is switched; a state saved before the switch (Select
+// "best" keeping an earlier epoch) comes back without the mixture, its
+// configuration and its optimiser state.
+func TestBackgroundMixAtEndUndone(t *testing.T) {
+	g, s := tinyData(t)
+	opt := tinyOptions(2, "cache", 5)
+	opt.BackgroundMixAtEnd, opt.FitSimilarity, opt.Select, opt.DecoderRefit = 0.4, "none", "last", 0
+	tr := newTrainer(t, g, s, tinyConfig(g), opt)
+	runLogged(t, tr)
+	if tr.Model.Topics.Mix != nil || tr.Model.Cfg.Tree.BackgroundMix != 0 {
+		t.Errorf("without a refit the mixture was switched on (configured %v)", tr.Model.Cfg.Tree.BackgroundMix)
+	}
+
+	opt.DecoderRefit = 5
+	tr = newTrainer(t, g, s, tinyConfig(g), opt)
+	before := tr.snapshotParams()
+	runLogged(t, tr)
+	if tr.Model.Topics.Mix == nil {
+		t.Fatal("the mixture is off after a run with a refit")
+	}
+	if _, ok := tr.adam.State()["adam.m/"+model.MixParam]; !ok {
+		t.Errorf("the optimiser holds no state of %s after the switch", model.MixParam)
+	}
+	tr.restoreParams(before)
+	if tr.Model.Topics.Mix != nil || tr.Model.Cfg.Tree.BackgroundMix != 0 || tr.Model.Topics.WordMix().On() {
+		t.Errorf("a state from before the switch came back with the mixture (configured %v)", tr.Model.Cfg.Tree.BackgroundMix)
+	}
+	for name := range tr.adam.State() {
+		if strings.Contains(name, model.MixParam) {
+			t.Errorf("the optimiser still holds %s", name)
+		}
+	}
+}

@@ -110,9 +110,11 @@ type Options struct {
 	// word frequencies explaining λ of every document's words, so the
 	// topics need not carry the general words. Training itself, and with
 	// it the encoder, runs without the mixture (the encoder does not read
-	// the decoder). Needs a decoder refit and Select "last" (the best
-	// state of an earlier epoch would keep the mixture without the refit).
-	// A model that has the mixture from the start keeps its own.
+	// the decoder). It belongs to the refit: without one (DecoderRefit 0)
+	// nothing is switched, and when Select "best" keeps an earlier
+	// epoch's state, that state comes back without the mixture, as it
+	// comes back without the refit. A model that has the mixture from
+	// the start keeps its own.
 	BackgroundMixAtEnd float64 `json:"background_mix_at_end,omitempty"`
 	// FitSimilarity ends training by fitting σ's radius r and temperature
 	// t to the training documents' words (topicstart.FitSimilarity), before
@@ -279,8 +281,6 @@ func (o *Options) Validate() error {
 	}
 	check(o.Epochs >= 1, "epochs %d must be positive", o.Epochs)
 	check(o.BackgroundMixAtEnd >= 0 && o.BackgroundMixAtEnd < 1, "background mixture at the end %g outside [0, 1)", o.BackgroundMixAtEnd)
-	check(o.BackgroundMixAtEnd == 0 || o.DecoderRefit > 0, "the background mixture at the end needs a decoder refit (--decoder-refit)")
-	check(o.BackgroundMixAtEnd == 0 || o.Select == "last", "the background mixture at the end needs --select last")
 	check(o.FinalPruneBelow >= 0 && o.FinalPruneBelow < 1, "final prune share %g outside [0, 1)", o.FinalPruneBelow)
 	check(o.FinalMergeOverlap >= 0 && o.FinalMergeOverlap <= 1, "final merge overlap %g outside [0, 1]", o.FinalMergeOverlap)
 	check(o.FinalPruneBy == "" || o.FinalPruneBy == "words" || o.FinalPruneBy == "path", "final prune by %q: want words or path", o.FinalPruneBy)

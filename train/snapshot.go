@@ -49,6 +49,13 @@ func (t *Trainer) snapshot() *snapshot {
 // restoreParams puts the snapshot's tree and parameters back; per-topic
 // parameters take the snapshot tree's number of rows.
 func (t *Trainer) restoreParams(s *snapshot) {
+	if rho := t.Model.Topics.Mix; rho != nil && s.params[rho.Name] == nil {
+		// A state from before Options.BackgroundMixAtEnd switched the
+		// mixture on (the best of an earlier epoch) comes back without it,
+		// as it comes back without the refit that the mixture was for.
+		t.Model.StopMix()
+		t.adam.Remove(rho.Name)
+	}
 	t.Model.SetTree(s.tree.Clone())
 	t.Model.SetSimilarity(s.radius, s.temp)
 	for _, p := range t.Model.Params() {

@@ -527,7 +527,7 @@ func (t *Trainer) finish() error {
 		t.Model.Cfg.Tree.NormStick = true
 		fmt.Fprintln(t.log, "the normalised stick from here on")
 	}
-	if x := t.Opt.BackgroundMixAtEnd; x > 0 && t.Model.Topics.Mix == nil {
+	if x := t.Opt.BackgroundMixAtEnd; x > 0 && t.Opt.DecoderRefit > 0 && t.Model.Topics.Mix == nil {
 		rho, err := t.Model.StartMix(x, model.Unigram(t.G, t.S.Train))
 		if err != nil {
 			return err
