@@ -297,18 +297,20 @@ func Build(s beam.Scope, p *Plan) Outputs {
 		if p.HopWidth > 0 {
 			ins = append(ins, hop)
 		}
-		msgs := inWaves(s, p.Waves, ins, func(parts []beam.PCollection) []beam.PCollection {
+		// msgs are outboxes, one per sending document, that each wave of
+		// the next join fans out to its own centres (waves.go).
+		msgs := outboxes(inWaves(s, p.Waves, ins, func(parts []beam.PCollection) []beam.PCollection {
 			if p.HopWidth > 0 {
 				return one(beam.ParDo(s, own, beam.ParDo(s, dropKey, withHop(parts[0], parts[1]))))
 			}
 			stored, encode := beam.ParDo2(s, &splitStatesFn{Send: own.Send * p.Width}, parts[0])
-			return one(beam.Flatten(s, stored, beam.ParDo(s, own, encode)))
-		})[0]
+			return []beam.PCollection{beam.ParDo(s, own, encode), stored}
+		})...)
 		for k := 1; k <= K; k++ {
 			nested := &nestedFn{Model: p.Model, Batch: p.Batch, MaxNbrs: p.MaxNbrs, Send: sendLayers(k, K, p.StateLayers)}
-			msgs = inWaves(s, p.Waves, joinIns(whole(need[k]), msgs), func(parts []beam.PCollection) []beam.PCollection {
+			msgs = outboxes(inWaves(s, p.Waves, joinIns(whole(need[k]), msgs), func(parts []beam.PCollection) []beam.PCollection {
 				return one(beam.ParDo(s, nested, assemble(parts, k-1)))
-			})[0]
+			})[0])
 		}
 		results = inWaves(s, p.Waves, joinIns(whole(newNodes), msgs), func(parts []beam.PCollection) []beam.PCollection {
 			return one(beam.ParDo(s, embed, assemble(parts, K)))
