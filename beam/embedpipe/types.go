@@ -115,9 +115,9 @@ type result struct {
 // model, not to calls.
 func init() {
 	for _, t := range []any{
-		inputFile{}, deadLetter{}, npyRow{}, pairOf{}, // the others have coders (codec.go)
+		inputFile{}, deadLetter{}, pairOf{}, shardPart{}, // the others have coders (codec.go)
 		readFn{}, ownIDFn{}, parseStatesFn{}, resolveNewFn{}, nodeFn{}, assembleFn{}, ownStatesFn{}, nestedFn{}, embedFn{}, splitStatesFn{},
-		formatResultFn{}, formatDeadFn{}, npyRowFn{}, writeLinesFn{}, writeNpyFn{}, writeCountsFn{},
+		formatDeadFn{}, writeLinesFn{}, writePartsFn{}, writeShardFn{}, writeCountsFn{},
 		hopStartFn{}, hopStepFn{}, withHopFn{}, assembleHopFn{}, splitFn{}, gateFn{}, fanOutFn{},
 	} {
 		beam.RegisterType(reflect.TypeOf(t))
