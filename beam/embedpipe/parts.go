@@ -2,6 +2,7 @@ package embedpipe
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -190,15 +191,7 @@ func (f *writeShardFn) ProcessElement(ctx context.Context, shard int64, _ func(*
 	}
 	// The parts' order is the runner's; sorting makes a shard's files
 	// the same for the same parts.
-	slices.SortFunc(ps, func(a, b shardPart) int {
-		if a.Lines < b.Lines {
-			return -1
-		}
-		if a.Lines > b.Lines {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(ps, func(a, b shardPart) int { return cmp.Compare(a.Lines, b.Lines) })
 	concat := func(w io.Writer, paths func(shardPart) string) error {
 		for _, p := range ps {
 			r, err := fs.OpenRead(ctx, paths(p))
