@@ -25,6 +25,7 @@ func init() {
 	beam.RegisterCoder(reflect.TypeOf(corpusDoc{}), encodeCorpusDoc, decodeCorpusDoc)
 	beam.RegisterCoder(reflect.TypeOf(node{}), encodeNode, decodeNode)
 	beam.RegisterCoder(reflect.TypeOf(nbrState{}), encodeNbrState, decodeNbrState)
+	beam.RegisterCoder(reflect.TypeOf(outbox{}), encodeOutbox, decodeOutbox)
 	beam.RegisterCoder(reflect.TypeOf(centre{}), encodeCentre, decodeCentre)
 	beam.RegisterCoder(reflect.TypeOf(result{}), encodeResult, decodeResult)
 	beam.RegisterCoder(reflect.TypeOf(vec{}), encodeVec, decodeVec)
@@ -287,6 +288,19 @@ func decodeNbrState(b []byte) (nbrState, error) {
 	r := rbuf{b: b}
 	s := nbrState{Key: r.int(), State: r.floats()}
 	return s, r.done("neighbour state")
+}
+
+func encodeOutbox(o outbox) []byte {
+	var w wbuf
+	w.floats(o.State)
+	w.keys(o.Targets)
+	return w.b
+}
+
+func decodeOutbox(b []byte) (outbox, error) {
+	r := rbuf{b: b}
+	o := outbox{State: r.floats(), Targets: r.keys()}
+	return o, r.done("outbox")
 }
 
 func encodeCentre(c centre) []byte {

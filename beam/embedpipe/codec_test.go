@@ -32,6 +32,8 @@ func TestCodecsRoundTrip(t *testing.T) {
 		{"new document", newDoc{Key: newKey(2, 3), ID: "n", Source: "s:3", Words: []int32{7}, Links: []string{"a", "b"}}, encAny(encodeNewDoc), decAny(decodeNewDoc)},
 		{"corpus document", corpusDoc{Index: 4, ID: "4", Words: []int32{1, 2}, Links: []int64{3, 1}, States: []float32{0.25}}, encAny(encodeCorpusDoc), decAny(decodeCorpusDoc)},
 		{"neighbour state", nbrState{Key: big, State: []float32{nan, 1}}, encAny(encodeNbrState), decAny(decodeNbrState)},
+		{"outbox", outbox{State: []float32{negZero, 2}, Targets: []int64{-3, 0, newKey(0, 1), big}}, encAny(encodeOutbox), decAny(decodeOutbox)},
+		{"outbox nil", outbox{}, encAny(encodeOutbox), decAny(decodeOutbox)},
 		{"centre", centre{Node: full, States: []float32{3, negZero}}, encAny(encodeCentre), decAny(decodeCentre)},
 		{"result", result{ID: "r", Source: "f:1", Point: []float32{1, 2}, TopIDs: []int32{3}, TopWeights: []float32{0.5}, Path: []int32{0, 3}, Unknown: []string{"u"}}, encAny(encodeResult), decAny(decodeResult)},
 		{"vector", vec{F: []float32{1, nan}}, encAny(encodeVec), decAny(decodeVec)},

@@ -155,10 +155,12 @@ func requestsOf(key int64, n node, emit func(int64, int64)) {
 
 // sendStates sends a document's states to the centres of the next stage
 // that read them, its Targets (itself too: a document without links reads
-// its own states), so that no join of requests and states runs per stage.
-func sendStates(n *node, st []float32, emit func(int64, nbrState)) {
-	for _, x := range n.Targets {
-		emit(x, nbrState{Key: n.Key, State: st})
+// its own states), so that no join of requests and states runs per stage:
+// once, keyed by the document, for each wave of the next stage to fan out
+// to its own centres (fanOutFn).
+func sendStates(n *node, st []float32, emit func(int64, outbox)) {
+	if len(n.Targets) > 0 {
+		emit(n.Key, outbox{State: st, Targets: n.Targets})
 	}
 }
 
@@ -221,7 +223,7 @@ type splitStatesFn struct {
 	Send int // floats
 }
 
-func (f *splitStatesFn) ProcessElement(key int64, n node, stored func(int64, nbrState), encode func(node)) {
+func (f *splitStatesFn) ProcessElement(key int64, n node, stored func(int64, outbox), encode func(node)) {
 	if isNew(key) {
 		encode(n)
 		return

@@ -63,13 +63,13 @@ func hopFeatures(s beam.Scope, p *Plan, nodes beam.PCollection, encoded []beam.P
 	// Each stage runs in waves (waves.go).
 	start := &hopStartFn{Model: p.Model, Batch: p.Batch}
 	// A wave's features so far (out[0]) are keyed by its own documents,
-	// so they stay in their wave (byKey); its messages go to other
-	// centres, and are split again.
+	// so they stay in their wave (byKey); its outboxes (out[1]) are
+	// fanned out by each wave of the next stage to its own centres.
 	out := inWaves(s, p.Waves, []waved{whole(need[0])}, func(parts []beam.PCollection) []beam.PCollection {
 		z, msgs := beam.ParDo2(s, start, parts[0])
 		return []beam.PCollection{z, msgs}
 	})
-	out[0].byKey = true
+	out[0].byKey, out[1] = true, outboxes(out[1])
 	for k := 1; k <= K; k++ {
 		step := &hopStepFn{Dim: p.HopDim, Hop: k}
 		out = inWaves(s, p.Waves, []waved{whole(need[k]), out[0], out[1]}, func(parts []beam.PCollection) []beam.PCollection {
@@ -77,7 +77,7 @@ func hopFeatures(s beam.Scope, p *Plan, nodes beam.PCollection, encoded []beam.P
 			*dead = append(*dead, lost)
 			return []beam.PCollection{z, msgs}
 		})
-		out[0].byKey = true
+		out[0].byKey, out[1] = true, outboxes(out[1])
 	}
 	return out[0]
 }
@@ -101,12 +101,14 @@ func neededBy(key int64, reqs func(*int64) bool, nodes func(*node) bool, emit fu
 
 // send sends a document's features of the last hop, z, to the centres of
 // the next stage that read them (not to itself: a centre's own features
-// join it by key).
-func send(key int64, targets []int64, z []float32, emit func(int64, nbrState)) {
-	for _, x := range targets {
-		if x != key {
-			emit(x, nbrState{Key: key, State: z})
-		}
+// join it by key), as an outbox that each wave of that stage fans out to
+// its own centres (fanOutFn).
+func send(key int64, targets []int64, z []float32, emit func(int64, outbox)) {
+	if i, found := slices.BinarySearch(targets, key); found {
+		targets = slices.Delete(slices.Clone(targets), i, i+1)
+	}
+	if len(targets) > 0 {
+		emit(key, outbox{State: z, Targets: targets})
 	}
 }
 
@@ -150,18 +152,18 @@ func (f *hopStartFn) Setup(ctx context.Context) (err error) {
 	return err
 }
 
-func (f *hopStartFn) ProcessElement(ctx context.Context, _ int64, n node, emit func(int64, vec), msg func(int64, nbrState)) {
+func (f *hopStartFn) ProcessElement(ctx context.Context, _ int64, n node, emit func(int64, vec), msg func(int64, outbox)) {
 	f.buf = append(f.buf, n)
 	if len(f.buf) >= f.Batch {
 		f.flush(ctx, emit, msg)
 	}
 }
 
-func (f *hopStartFn) FinishBundle(ctx context.Context, emit func(int64, vec), msg func(int64, nbrState)) {
+func (f *hopStartFn) FinishBundle(ctx context.Context, emit func(int64, vec), msg func(int64, outbox)) {
 	f.flush(ctx, emit, msg)
 }
 
-func (f *hopStartFn) flush(ctx context.Context, emit func(int64, vec), msg func(int64, nbrState)) {
+func (f *hopStartFn) flush(ctx context.Context, emit func(int64, vec), msg func(int64, outbox)) {
 	if len(f.buf) == 0 {
 		return
 	}
@@ -189,7 +191,7 @@ type hopStepFn struct {
 	Hop int
 }
 
-func (f *hopStepFn) ProcessElement(key int64, nodes func(*node) bool, owns func(*vec) bool, msgs func(*nbrState) bool, emit func(int64, vec), msg func(int64, nbrState), dead func(deadLetter)) {
+func (f *hopStepFn) ProcessElement(key int64, nodes func(*node) bool, owns func(*vec) bool, msgs func(*nbrState) bool, emit func(int64, vec), msg func(int64, outbox), dead func(deadLetter)) {
 	var n node
 	if !nodes(&n) {
 		return

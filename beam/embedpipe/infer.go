@@ -30,18 +30,18 @@ func (f *ownStatesFn) Setup(ctx context.Context) (err error) {
 	return err
 }
 
-func (f *ownStatesFn) ProcessElement(ctx context.Context, n node, emit func(int64, nbrState)) {
+func (f *ownStatesFn) ProcessElement(ctx context.Context, n node, emit func(int64, outbox)) {
 	f.buf = append(f.buf, n)
 	if len(f.buf) >= f.Batch {
 		f.flush(ctx, emit)
 	}
 }
 
-func (f *ownStatesFn) FinishBundle(ctx context.Context, emit func(int64, nbrState)) {
+func (f *ownStatesFn) FinishBundle(ctx context.Context, emit func(int64, outbox)) {
 	f.flush(ctx, emit)
 }
 
-func (f *ownStatesFn) flush(ctx context.Context, emit func(int64, nbrState)) {
+func (f *ownStatesFn) flush(ctx context.Context, emit func(int64, outbox)) {
 	if len(f.buf) == 0 {
 		return
 	}
@@ -145,18 +145,18 @@ func (f *nestedFn) Setup(ctx context.Context) (err error) {
 	return err
 }
 
-func (f *nestedFn) ProcessElement(ctx context.Context, c centre, emit func(int64, nbrState)) {
+func (f *nestedFn) ProcessElement(ctx context.Context, c centre, emit func(int64, outbox)) {
 	f.buf = append(f.buf, c)
 	if len(f.buf) >= f.Batch {
 		f.flush(ctx, emit)
 	}
 }
 
-func (f *nestedFn) FinishBundle(ctx context.Context, emit func(int64, nbrState)) {
+func (f *nestedFn) FinishBundle(ctx context.Context, emit func(int64, outbox)) {
 	f.flush(ctx, emit)
 }
 
-func (f *nestedFn) flush(ctx context.Context, emit func(int64, nbrState)) {
+func (f *nestedFn) flush(ctx context.Context, emit func(int64, outbox)) {
 	if len(f.buf) == 0 {
 		return
 	}

@@ -183,8 +183,8 @@ func sha256Of(ctx context.Context, path string) (string, error) {
 // Outputs are the pipeline's main collections, for callers that build on
 // them (the files are written either way).
 type Outputs struct {
-	Results     beam.PCollection // result
-	DeadLetters beam.PCollection // deadLetter
+	Results     []beam.PCollection // result, one collection per wave
+	DeadLetters beam.PCollection   // deadLetter
 }
 
 // Build adds the pipeline to s.
@@ -271,7 +271,7 @@ func Build(s beam.Scope, p *Plan) Outputs {
 	}
 	one := func(c beam.PCollection) []beam.PCollection { return []beam.PCollection{c} }
 
-	var results beam.PCollection
+	var results waved // of result, in the embedding's waves
 	embed := &embedFn{Model: p.Model, Batch: p.Batch, MaxNbrs: p.MaxNbrs, TopK: p.TopK}
 	if p.StateLayers == 0 {
 		ins := []waved{whole(newNodes)}
@@ -284,7 +284,7 @@ func Build(s beam.Scope, p *Plan) Outputs {
 				c = withHop(c, parts[1])
 			}
 			return one(beam.ParDo(s, embed, beam.ParDo(s, withoutStates, c)))
-		})[0].flat(s)
+		})[0]
 	} else {
 		// Forwards: own-text states (stored for corpus documents unless
 		// hop features make them stale, else computed), then K stages of
@@ -297,40 +297,45 @@ func Build(s beam.Scope, p *Plan) Outputs {
 		if p.HopWidth > 0 {
 			ins = append(ins, hop)
 		}
-		msgs := inWaves(s, p.Waves, ins, func(parts []beam.PCollection) []beam.PCollection {
+		// msgs are outboxes, one per sending document, that each wave of
+		// the next join fans out to its own centres (waves.go).
+		msgs := outboxes(inWaves(s, p.Waves, ins, func(parts []beam.PCollection) []beam.PCollection {
 			if p.HopWidth > 0 {
 				return one(beam.ParDo(s, own, beam.ParDo(s, dropKey, withHop(parts[0], parts[1]))))
 			}
 			stored, encode := beam.ParDo2(s, &splitStatesFn{Send: own.Send * p.Width}, parts[0])
-			return one(beam.Flatten(s, stored, beam.ParDo(s, own, encode)))
-		})[0]
+			return []beam.PCollection{beam.ParDo(s, own, encode), stored}
+		})...)
 		for k := 1; k <= K; k++ {
 			nested := &nestedFn{Model: p.Model, Batch: p.Batch, MaxNbrs: p.MaxNbrs, Send: sendLayers(k, K, p.StateLayers)}
-			msgs = inWaves(s, p.Waves, joinIns(whole(need[k]), msgs), func(parts []beam.PCollection) []beam.PCollection {
+			msgs = outboxes(inWaves(s, p.Waves, joinIns(whole(need[k]), msgs), func(parts []beam.PCollection) []beam.PCollection {
 				return one(beam.ParDo(s, nested, assemble(parts, k-1)))
-			})[0]
+			})[0])
 		}
 		results = inWaves(s, p.Waves, joinIns(whole(newNodes), msgs), func(parts []beam.PCollection) []beam.PCollection {
 			return one(beam.ParDo(s, embed, assemble(parts, K)))
-		})[0].flat(s)
+		})[0]
 	}
 
-	// Outputs.
-	shards := beam.ParDo(s, shardIndex, beam.CreateList(s, upTo(p.Shards)))
-	beam.ParDo0(s, &writeLinesFn{Dir: p.Out, Prefix: EmbeddingsPrefix, Shards: p.Shards},
-		beam.CoGroupByKey(s, shards, beam.ParDo(s, &formatResultFn{Shards: p.Shards}, results)))
-	if p.NPY {
-		beam.ParDo0(s, &writeNpyFn{Dir: p.Out, Prefix: EmbeddingsPrefix, Shards: p.Shards, Width: p.Width + 1},
-			beam.CoGroupByKey(s, shards, beam.ParDo(s, &npyRowFn{Shards: p.Shards}, results)))
+	// Outputs. Each wave's results go into part files where they are
+	// made (writePartsFn, fused into the wave: no stage holds them all),
+	// and a shard's parts are joined at the end (writeShardFn).
+	var partCols, hits []beam.PCollection
+	for _, r := range results.parts {
+		partCols = append(partCols, beam.ParDo(s, &writePartsFn{Dir: p.Out, Prefix: EmbeddingsPrefix, Shards: p.Shards, NPY: p.NPY, Width: p.Width + 1}, r))
+		hits = append(hits, beam.ParDo(s, topicHits, r))
 	}
-	sums := beam.CombinePerKey(s, sumInt64, beam.ParDo(s, topicHits, results))
+	shards := beam.ParDo(s, shardIndex, beam.CreateList(s, upTo(p.Shards)))
+	beam.ParDo0(s, &writeShardFn{Dir: p.Out, Prefix: EmbeddingsPrefix, Shards: p.Shards, NPY: p.NPY, Width: p.Width + 1},
+		beam.CoGroupByKey(s, shards, waved{parts: partCols}.flat(s)))
+	sums := beam.CombinePerKey(s, sumInt64, waved{parts: hits}.flat(s))
 	beam.ParDo0(s, &writeCountsFn{Model: p.Model, Dir: p.Out},
 		beam.CoGroupByKey(s, beam.ParDo(s, shardIndex, beam.CreateList(s, upTo(1))), beam.ParDo(s, toPair, sums)))
 	allDead := beam.Flatten(s, dead...)
 	deadShards := beam.ParDo(s, shardIndex, beam.CreateList(s, upTo(p.DeadShards)))
 	beam.ParDo0(s, &writeLinesFn{Dir: p.Out, Prefix: DeadLettersPrefix, Shards: p.DeadShards},
 		beam.CoGroupByKey(s, deadShards, beam.ParDo(s, &formatDeadFn{Shards: p.DeadShards}, allDead)))
-	return Outputs{Results: results, DeadLetters: allDead}
+	return Outputs{Results: results.parts, DeadLetters: allDead}
 }
 
 // upTo returns 0..n-1.

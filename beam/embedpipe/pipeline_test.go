@@ -345,6 +345,17 @@ func runPipeline(t *testing.T, o embedpipe.Options) *outcome {
 			t.Fatal(err)
 		}
 	}
+	// Nothing temporary is left: the embeddings' part files are removed
+	// once joined into their shards.
+	entries, err := os.ReadDir(o.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Errorf("%s left in the output", e.Name())
+		}
+	}
 	oc := &outcome{plan: plan, counters: map[string]int64{}, lines: map[string]outLine{}}
 	for _, c := range res.Metrics().AllMetrics().Counters() {
 		if c.Namespace() == "gtformer" {

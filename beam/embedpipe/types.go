@@ -76,6 +76,15 @@ type node struct {
 	Targets []int64
 }
 
+// outbox is what a document sends once, keyed by itself: its states (or
+// hop features) and the centres of the next stage that read them. Each
+// wave of that stage fans it out to its own centres (fanOutFn), so that
+// the per-link messages of a wave are made only when the wave runs.
+type outbox struct {
+	State   []float32
+	Targets []int64 // sorted
+}
+
 // nbrState is a neighbour's states, routed to a centre that reads them.
 type nbrState struct {
 	Key   int64
@@ -106,10 +115,10 @@ type result struct {
 // model, not to calls.
 func init() {
 	for _, t := range []any{
-		inputFile{}, deadLetter{}, npyRow{}, pairOf{}, // the others have coders (codec.go)
+		inputFile{}, deadLetter{}, pairOf{}, shardPart{}, // the others have coders (codec.go)
 		readFn{}, ownIDFn{}, parseStatesFn{}, resolveNewFn{}, nodeFn{}, assembleFn{}, ownStatesFn{}, nestedFn{}, embedFn{}, splitStatesFn{},
-		formatResultFn{}, formatDeadFn{}, npyRowFn{}, writeLinesFn{}, writeNpyFn{}, writeCountsFn{},
-		hopStartFn{}, hopStepFn{}, withHopFn{}, assembleHopFn{}, splitFn{}, gateFn{},
+		formatDeadFn{}, writeLinesFn{}, writePartsFn{}, writeShardFn{}, writeCountsFn{},
+		hopStartFn{}, hopStepFn{}, withHopFn{}, assembleHopFn{}, splitFn{}, gateFn{}, fanOutFn{},
 	} {
 		beam.RegisterType(reflect.TypeOf(t))
 	}

@@ -15,7 +15,12 @@ import (
 // document key into waves that run one after another: wave w's inputs pass
 // a gate (gateFn) that waits, through a side input, for wave w−1's output
 // to be complete. A wave's bundle then holds a fraction of the stage, and
-// the peak follows it; what waits for its wave is held once. On a runner
+// the peak follows it. The per-link messages themselves are made only
+// when their wave runs: a stage sends each document's states once, keyed
+// by the document (an outbox, with the centres that read them), and each
+// wave of the next join, once its gate opens, fans the outboxes out to its
+// own centres (fanOutFn); so only one wave's messages wait at a time, and
+// what waits for the later waves is one outbox per document. On a runner
 // that spills to disk (Flink, Dataflow) waves only serialize what could
 // overlap: --waves 1 there.
 
@@ -32,10 +37,24 @@ func waveOf(key int64, waves int) int {
 // collection as one part, or one part per wave. byKey says that part w
 // holds only keys of wave w (waveOf), as a wave's outputs keyed by the
 // keys of its joins do; other parts (messages keyed by the centre they go
-// to) are split again for the next join.
+// to) are split again for the next join. fan says that the parts hold
+// outboxes, keyed by their senders: each wave of the next join fans them
+// out to its own centres (fanOutFn) when it runs.
 type waved struct {
 	parts []beam.PCollection
 	byKey bool
+	fan   bool
+}
+
+// outboxes are the parts of outs, a wave's outbox collections (more than
+// one when a stage sends from two outputs), to be fanned out.
+func outboxes(outs ...waved) waved {
+	var w waved
+	for _, o := range outs {
+		w.parts = append(w.parts, o.parts...)
+	}
+	w.fan = true
+	return w
 }
 
 // whole is a collection not split into waves.
@@ -56,18 +75,37 @@ func (w waved) flat(s beam.Scope) beam.PCollection {
 // their waves' parts (byKey false: the caller knows which are). A part is
 // split where it is made, so that no stage reads a whole per-link
 // collection: Prism would run it as one bundle.
+//
+// An input of outboxes (fan) is not split: each wave reads all of it,
+// after its gate, and fans out only the messages to its own centres
+// (fanOutFn), so that a wave's per-link messages are made when it runs
+// and no other wave's wait meanwhile. What waits is the outboxes, one per
+// sending document, held once (Prism shares an element's bytes among the
+// stages that read it).
 func inWaves(s beam.Scope, waves int, ins []waved, body func(parts []beam.PCollection) []beam.PCollection) []waved {
 	if waves <= 1 {
 		flat := make([]beam.PCollection, len(ins))
 		for i, in := range ins {
 			flat[i] = in.flat(s)
+			if in.fan {
+				flat[i] = beam.ParDo(s, &fanOutFn{Waves: 1}, flat[i])
+			}
 		}
 		return wavesOf(body(flat))
 	}
 	s = s.Scope("waves")
-	// byWave[i][w]: input i's part of wave w.
+	// byWave[i][w]: input i's part of wave w (of a fan input: all of it,
+	// the same collection for every wave).
 	byWave := make([][]beam.PCollection, len(ins))
 	for i, in := range ins {
+		if in.fan {
+			flat := in.flat(s)
+			byWave[i] = make([]beam.PCollection, waves)
+			for w := range waves {
+				byWave[i][w] = flat
+			}
+			continue
+		}
 		if in.byKey && len(in.parts) == waves {
 			byWave[i] = in.parts
 			continue
@@ -93,10 +131,15 @@ func inWaves(s beam.Scope, waves int, ins []waved, body func(parts []beam.PColle
 	var done beam.PCollection
 	for w := range waves {
 		parts := make([]beam.PCollection, len(ins))
-		for i := range ins {
+		for i, in := range ins {
 			parts[i] = byWave[i][w]
 			if w > 0 {
 				parts[i] = beam.ParDo(s, gateFn{}, parts[i], beam.SideInput{Input: done})
+			}
+			if in.fan {
+				// Fused with the gate: nothing of wave w is made before
+				// wave w−1 is complete.
+				parts[i] = beam.ParDo(s, &fanOutFn{Waves: waves, Wave: w}, parts[i])
 			}
 		}
 		o := body(parts)
@@ -134,6 +177,21 @@ type emitKY = func(int64, beam.Y)
 func (f *splitFn) ProcessElement(key int64, v beam.Y,
 	e0, e1, e2, e3, e4, e5, e6, e7, e8, e9, e10, e11, e12, e13, e14, e15 emitKY) {
 	[maxWaves]emitKY{e0, e1, e2, e3, e4, e5, e6, e7, e8, e9, e10, e11, e12, e13, e14, e15}[waveOf(key, f.Waves)](key, v)
+}
+
+// fanOutFn sends a document's outbox to those of its targets that belong
+// to wave Wave of Waves (all of them with one wave), as the messages the
+// joins read: keyed by the centre, with the sender's key.
+type fanOutFn struct {
+	Waves, Wave int
+}
+
+func (f *fanOutFn) ProcessElement(key int64, o outbox, emit func(int64, nbrState)) {
+	for _, x := range o.Targets {
+		if waveOf(x, f.Waves) == f.Wave {
+			emit(x, nbrState{Key: key, State: o.State})
+		}
+	}
 }
 
 // gateFn passes its input on once its side input, the previous wave's

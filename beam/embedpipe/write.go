@@ -4,17 +4,14 @@ import (
 	"bufio"
 	"context"
 	"crypto/rand"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"io"
-	"math"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/gtformer/gtformer/model"
-	"github.com/gtformer/gtformer/npy"
 )
 
 // Output file names inside the output directory.
@@ -46,18 +43,13 @@ func shardOf(id string, n int) int64 {
 	return int64(h.Sum32() % uint32(n))
 }
 
-// formatResultFn writes a result as a JSON line, keyed by its shard.
-type formatResultFn struct {
-	Shards int
-}
-
-func (f *formatResultFn) ProcessElement(r result) (int64, string, error) {
+// lineOf is a result's JSON line, without the newline.
+func lineOf(r result) ([]byte, error) {
 	l := outLine{ID: r.ID, Source: r.Source, Embedding: r.Point, Path: r.Path, UnknownLinks: r.Unknown}
 	for i, t := range r.TopIDs {
 		l.Topics = append(l.Topics, model.TopicWeight{Topic: int(t), Weight: r.TopWeights[i]})
 	}
-	b, err := json.Marshal(l)
-	return shardOf(r.ID, f.Shards), string(b), err
+	return json.Marshal(l)
 }
 
 // formatDeadFn writes a dead letter as a JSON line, keyed by its shard,
@@ -70,21 +62,6 @@ func (f *formatDeadFn) ProcessElement(ctx context.Context, d deadLetter) (int64,
 	errorsCounter.Inc(ctx, 1)
 	b, err := json.Marshal(d)
 	return shardOf(d.Source, f.Shards), string(b), err
-}
-
-// npyRow is one row of the .npy shards.
-type npyRow struct {
-	ID    string
-	Point []float32
-}
-
-// npyRowFn keys a result's row by its shard.
-type npyRowFn struct {
-	Shards int
-}
-
-func (f *npyRowFn) ProcessElement(r result) (int64, npyRow) {
-	return shardOf(r.ID, f.Shards), npyRow{ID: r.ID, Point: r.Point}
 }
 
 // shardIndex keys a shard number by itself, so that every shard file is
@@ -152,86 +129,6 @@ func (f *writeLinesFn) ProcessElement(ctx context.Context, shard int64, _ func(*
 			}
 		}
 		return nil
-	})
-}
-
-// writeNpyFn writes shard i's rows to prefix-i-of-n.npy, float32 (rows,
-// n+1), and their ids, in the same order, to prefix-i-of-n.ids.jsonl (one
-// JSON string a line). A .npy header needs the row count, which is known
-// only after the rows went by once (a grouped collection is iterated once),
-// so the rows go to a temporary file first and follow the header from it:
-// the shard is streamed, never held.
-type writeNpyFn struct {
-	Dir, Prefix string
-	Shards      int
-	Width       int // n+1
-}
-
-func (f *writeNpyFn) ProcessElement(ctx context.Context, shard int64, _ func(*int64) bool, rows func(*npyRow) bool) error {
-	base := joinPath(f.Dir, ShardName(f.Prefix, int(shard), f.Shards, ""))
-	fs, err := filesystem.New(ctx, base)
-	if err != nil {
-		return err
-	}
-	defer fs.Close()
-	tmp := base + ".rows" + tmpSuffix()
-	defer func() {
-		if rm, ok := fs.(filesystem.Remover); ok {
-			rm.Remove(ctx, tmp)
-		}
-	}()
-	count := 0
-	if err := publish(ctx, base+".ids.jsonl", func(ids io.Writer) error {
-		wc, err := fs.OpenWrite(ctx, tmp)
-		if err != nil {
-			return err
-		}
-		bw := bufio.NewWriterSize(wc, 1<<20)
-		buf := make([]byte, 0, 4*f.Width)
-		var r npyRow
-		for rows(&r) {
-			if len(r.Point) != f.Width {
-				wc.Close()
-				return fmt.Errorf("row of %q has %d values, want %d", r.ID, len(r.Point), f.Width)
-			}
-			buf = buf[:0]
-			for _, v := range r.Point {
-				buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(v))
-			}
-			bw.Write(buf)
-			id, err := json.Marshal(r.ID)
-			if err != nil {
-				wc.Close()
-				return err
-			}
-			if _, err := ids.Write(append(id, '\n')); err != nil {
-				wc.Close()
-				return err
-			}
-			count++
-		}
-		if err := bw.Flush(); err != nil {
-			wc.Close()
-			return err
-		}
-		return wc.Close()
-	}); err != nil {
-		return err
-	}
-	return publish(ctx, base+".npy", func(w io.Writer) error {
-		if err := npy.WriteHeader[float32](w, []int{count, f.Width}); err != nil {
-			return err
-		}
-		r, err := fs.OpenRead(ctx, tmp)
-		if err != nil {
-			return err
-		}
-		defer r.Close()
-		n, err := io.Copy(w, r)
-		if err == nil && n != int64(count*f.Width*4) {
-			err = fmt.Errorf("%s holds %d bytes, want %d", tmp, n, count*f.Width*4)
-		}
-		return err
 	})
 }
 
