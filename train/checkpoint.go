@@ -290,6 +290,11 @@ func (t *Trainer) writeFiles(dir string, part *partialEpoch) error {
 func (t *Trainer) writeSnapshot(dir, file, treeFile string, s *snapshot) error {
 	var ts []*tensor.Tensor
 	for _, p := range t.Model.Params() {
+		if s.params[p.Name] == nil {
+			// A state from before the background mixture was switched
+			// on (Options.BackgroundMixAtEnd) has no weight for it.
+			continue
+		}
 		// The best state may predate a change of the tree: its per-topic
 		// tensors keep their own shapes.
 		ts = append(ts, &tensor.Tensor{Name: p.Name, Shape: s.shapes[p.Name], Data: s.params[p.Name]})
@@ -632,6 +637,9 @@ func (t *Trainer) readSnapshot(dir, file, treeFile string, withOpt bool) (*snaps
 		want[p.Name] = true
 		v, ok := ts[p.Name]
 		switch {
+		case !ok && p.Name == model.MixParam:
+			// A state from before the background mixture was switched on
+			// (Options.BackgroundMixAtEnd): restored without it.
 		case !ok:
 			errs = append(errs, fmt.Errorf("tensor %q missing", p.Name))
 		case p.Name == m.Topics.Input.Name && (len(v.Shape) != 2 || v.Shape[0] != tree.Len() || v.Shape[1] != p.Shape[1]):
