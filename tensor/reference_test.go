@@ -234,6 +234,12 @@ func TestShapePanics(t *testing.T) {
 // that, once warm, no tensor storage is allocated: what remains are the
 // closures handed to the parallel helper (a few dozen bytes per op), so the
 // bytes per step must stay far below one activation (64×64 floats = 16 KB).
+//
+// The figure is the least over several windows of steps: on a loaded
+// machine a gemm task can be preempted while it holds a packing buffer, so
+// more tasks overlap than ever before and the free list grows by one buffer
+// (tens of KB, once). That is warm-up arriving late, not a per-step cost; a
+// step that allocates storage every time shows in every window.
 func TestTapeReuseNoAlloc(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	w := randParam(rng, -1, 1, 64, 64)
@@ -255,18 +261,23 @@ func TestTapeReuseNoAlloc(t *testing.T) {
 	for range 50 {
 		step()
 	}
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	const runs = 20
-	for range runs {
-		step()
+	const windows, runs = 8, 20
+	minBytes, minAllocs := uint64(math.MaxUint64), uint64(math.MaxUint64)
+	for range windows {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for range runs {
+			step()
+		}
+		runtime.ReadMemStats(&after)
+		minBytes = min(minBytes, (after.TotalAlloc-before.TotalAlloc)/runs)
+		minAllocs = min(minAllocs, (after.Mallocs-before.Mallocs)/runs)
 	}
-	runtime.ReadMemStats(&after)
-	if perStep := (after.TotalAlloc - before.TotalAlloc) / runs; perStep > 2048 {
-		t.Errorf("steady-state step allocates %d bytes, want < 2048", perStep)
+	if minBytes > 2048 {
+		t.Errorf("steady-state step allocates %d bytes, want < 2048", minBytes)
 	}
-	if n := testing.AllocsPerRun(5, step); n > 30 {
-		t.Errorf("steady-state step makes %v allocations, want at most 30", n)
+	if minAllocs > 30 {
+		t.Errorf("steady-state step makes %d allocations, want at most 30", minAllocs)
 	}
 }
 
