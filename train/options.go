@@ -116,6 +116,13 @@ type Options struct {
 	// comes back without the refit. A model that has the mixture from
 	// the start keeps its own.
 	BackgroundMixAtEnd float64 `json:"background_mix_at_end,omitempty"`
+	// FitMixWeight ends the decoder refit, when the background mixture
+	// is on, by setting its weight λ to the value that best explains the
+	// training documents' words given their θ and the refitted β
+	// (topicstart.FitMixWeight), before the last similarity fit. β, and
+	// with it every topic's words, is what the refit made at the weight
+	// it held; only the likelihood changes. Off by default.
+	FitMixWeight bool `json:"fit_mix_weight,omitempty"`
 	// FitSimilarity ends training by fitting σ's radius r and temperature
 	// t to the training documents' words (topicstart.FitSimilarity), before
 	// the last validation (and with DecoderRefit, once before the refit and
@@ -307,6 +314,7 @@ func (o *Options) Validate() error {
 	check(o.TopicWarmupLR >= 0 && !math.IsInf(o.TopicWarmupLR, 0), "topic warm-up learning rate %g must be non-negative and finite", o.TopicWarmupLR)
 	check(o.FitSimilarity == "" || o.FitSimilarity == "none" || o.FitSimilarity == "shared" || o.FitSimilarity == "levels", "similarity fit %q: want none, shared or levels", o.FitSimilarity)
 	check(o.DecoderRefit >= 0, "decoder refit of %d steps must be non-negative", o.DecoderRefit)
+	check(!o.FitMixWeight || o.DecoderRefit > 0, "fitting the background weight belongs to the decoder refit, which is off")
 	check(o.TopicRefit >= 0, "topic refit epoch %d must be non-negative", o.TopicRefit)
 	check(o.SimilarityTrack >= 0 && o.SimilarityTrack <= 1, "similarity tracking rate %g outside [0,1]", o.SimilarityTrack)
 	check(o.TopicInit != "fit" || o.TopicWarmup == 0 || o.TopicWarmupLR > 0, "topic warm-up of %d steps needs a positive learning rate", o.TopicWarmup)

@@ -553,6 +553,13 @@ func (t *Trainer) finish() error {
 		if err := t.refitDecoder(emb); err != nil {
 			return err
 		}
+		if t.Opt.FitMixWeight && t.Model.Topics.Mix != nil {
+			f, err := topicstart.FitMixWeight(t.Model, t.Model.TopicTangents(emb.Tangent), t.In, t.vs.Train)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(t.log, "background weight fit: λ %.4g → %.4g (%d iterations), topic NLL %.4f → %.4f per token\n", f.Lambda0, f.Lambda, f.Iterations, f.Before, f.After)
+		}
 		if fit {
 			// The encoder does not read the decoder: the refit leaves
 			// the embeddings as they were.
