@@ -264,8 +264,10 @@ func TestOptionsValidate(t *testing.T) {
 		{"background mixture at the end of 1", func(o *Options) { o.BackgroundMixAtEnd = 1 }, "background mixture at the end 1 outside [0, 1)"},
 		{"background mixture at the end without a refit", func(o *Options) { o.BackgroundMixAtEnd, o.DecoderRefit = 0.4, 0 }, ""},
 		{"background mixture at the end of the best state", func(o *Options) { o.BackgroundMixAtEnd, o.Select = 0.4, "best" }, ""},
-		{"background weight fit", func(o *Options) { o.FitMixWeight = true }, ""},
-		{"background weight fit without a refit", func(o *Options) { o.FitMixWeight, o.DecoderRefit = true, 0 }, "belongs to the decoder refit"},
+		{"background weight fit on training", func(o *Options) { o.FitMixWeight = "train" }, ""},
+		{"background weight fit on validation", func(o *Options) { o.FitMixWeight = "valid" }, ""},
+		{"background weight fit on test", func(o *Options) { o.FitMixWeight = "test" }, "want train or valid"},
+		{"background weight fit without a refit", func(o *Options) { o.FitMixWeight, o.DecoderRefit = "valid", 0 }, "belongs to the decoder refit"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := DefaultOptions()

@@ -118,11 +118,17 @@ type Options struct {
 	BackgroundMixAtEnd float64 `json:"background_mix_at_end,omitempty"`
 	// FitMixWeight ends the decoder refit, when the background mixture
 	// is on, by setting its weight λ to the value that best explains the
-	// training documents' words given their θ and the refitted β
-	// (topicstart.FitMixWeight), before the last similarity fit. β, and
-	// with it every topic's words, is what the refit made at the weight
-	// it held; only the likelihood changes. Off by default.
-	FitMixWeight bool `json:"fit_mix_weight,omitempty"`
+	// words of some documents given their θ and the refitted β
+	// (topicstart.FitMixWeight), before the last similarity fit: "train"
+	// the training documents outside validation, "valid" the validation
+	// documents (embedded, as validation embeds them, through their links
+	// to the former; their words only), "" none. β, and with it every
+	// topic's words, is what the refit made at the weight it held; only
+	// the likelihood changes. The training documents' own words are
+	// explained better than unseen documents' (the decoder was fitted to
+	// them), so "train" sets λ too low for new documents: docs/results.md
+	// point 13, round 27. Off by default.
+	FitMixWeight string `json:"fit_mix_weight,omitempty"`
 	// FitSimilarity ends training by fitting σ's radius r and temperature
 	// t to the training documents' words (topicstart.FitSimilarity), before
 	// the last validation (and with DecoderRefit, once before the refit and
@@ -314,7 +320,8 @@ func (o *Options) Validate() error {
 	check(o.TopicWarmupLR >= 0 && !math.IsInf(o.TopicWarmupLR, 0), "topic warm-up learning rate %g must be non-negative and finite", o.TopicWarmupLR)
 	check(o.FitSimilarity == "" || o.FitSimilarity == "none" || o.FitSimilarity == "shared" || o.FitSimilarity == "levels", "similarity fit %q: want none, shared or levels", o.FitSimilarity)
 	check(o.DecoderRefit >= 0, "decoder refit of %d steps must be non-negative", o.DecoderRefit)
-	check(!o.FitMixWeight || o.DecoderRefit > 0, "fitting the background weight belongs to the decoder refit, which is off")
+	check(o.FitMixWeight == "" || o.FitMixWeight == "train" || o.FitMixWeight == "valid", "background weight fit on %q: want train or valid", o.FitMixWeight)
+	check(o.FitMixWeight == "" || o.DecoderRefit > 0, "fitting the background weight belongs to the decoder refit, which is off")
 	check(o.TopicRefit >= 0, "topic refit epoch %d must be non-negative", o.TopicRefit)
 	check(o.SimilarityTrack >= 0 && o.SimilarityTrack <= 1, "similarity tracking rate %g outside [0,1]", o.SimilarityTrack)
 	check(o.TopicInit != "fit" || o.TopicWarmup == 0 || o.TopicWarmupLR > 0, "topic warm-up of %d steps needs a positive learning rate", o.TopicWarmup)

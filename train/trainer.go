@@ -553,12 +553,8 @@ func (t *Trainer) finish() error {
 		if err := t.refitDecoder(emb); err != nil {
 			return err
 		}
-		if t.Opt.FitMixWeight && t.Model.Topics.Mix != nil {
-			f, err := topicstart.FitMixWeight(t.Model, t.Model.TopicTangents(emb.Tangent), t.In, t.vs.Train)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(t.log, "background weight fit: λ %.4g → %.4g (%d iterations), topic NLL %.4f → %.4f per token\n", f.Lambda0, f.Lambda, f.Iterations, f.Before, f.After)
+		if err := t.fitMixWeight(emb); err != nil {
+			return err
 		}
 		if fit {
 			// The encoder does not read the decoder: the refit leaves
@@ -566,6 +562,29 @@ func (t *Trainer) finish() error {
 			return t.fitSimilarity(emb)
 		}
 	}
+	return nil
+}
+
+// fitMixWeight sets the background weight as Options.FitMixWeight asks,
+// from the training documents as emb (row-aligned with t.vs.Train) embeds
+// them, or from the validation documents (t.vs.Test) embedded as
+// validation embeds them.
+func (t *Trainer) fitMixWeight(emb *model.Embeddings) error {
+	on := t.Opt.FitMixWeight
+	if on == "" || t.Model.Topics.Mix == nil {
+		return nil
+	}
+	defer t.Opt.Phases.Start("topic start")()
+	docs := t.vs.Train
+	if on == "valid" {
+		docs = t.vs.Test
+		emb = t.embedCurrent(docs)
+	}
+	f, err := topicstart.FitMixWeight(t.Model, t.Model.TopicTangents(emb.Tangent), t.In, docs)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(t.log, "background weight fit on the %s documents (%d): λ %.4g → %.4g (%d iterations), topic NLL %.4f → %.4f per token\n", on, len(docs), f.Lambda0, f.Lambda, f.Iterations, f.Before, f.After)
 	return nil
 }
 
