@@ -197,6 +197,11 @@ type Options struct {
 	// first step) as epoch 0 of the history, for the record.
 	ValidateStart bool `json:"validate_start,omitempty"`
 	GrowEvery     int  `json:"grow_every"` // epochs between tree updates (tree mode "grow")
+	// GrowUntil, when positive, is the last epoch after which the tree
+	// is updated: later epochs train the tree they have, so that the
+	// topics the last update added have the remaining epochs to fit the
+	// words. 0: every GrowEvery epochs up to the last.
+	GrowUntil int `json:"grow_until,omitempty"`
 	// GrowPlace starts each topic that growth adds where its parent's
 	// documents lie farthest from the parent's other children
 	// (topicstart.PlaceAdded), instead of at its parent plus noise.
@@ -261,6 +266,14 @@ func (o *Options) CheckModel(c *model.Config) error {
 // as many document passes on a graph of mean degree 4) stays a few
 // minutes on two cores.
 const DefaultSampleDocs = 4000
+
+// growsAfter reports whether a growing tree is updated after the given
+// epoch (1-based): every GrowEvery epochs, up to GrowUntil when it is
+// set, never after the last (the final prune, FinalPruneBelow, is not a
+// growth step).
+func (o *Options) growsAfter(epoch int) bool {
+	return epoch%o.GrowEvery == 0 && epoch < o.Epochs && (o.GrowUntil == 0 || epoch <= o.GrowUntil)
+}
 
 // placesTopics reports whether TopicInit places the topics at the
 // documents ("fit" or "kmeans"), which a refit then redoes.
@@ -328,6 +341,7 @@ func (o *Options) Validate() error {
 	check(o.StepsPerEpoch >= 0, "steps per epoch %d must be non-negative (0: one pass over the training links)", o.StepsPerEpoch)
 	check(o.SampleDocs >= 0, "sampled documents %d must be non-negative (0: all)", o.SampleDocs)
 	check(o.ValidEvery >= 1 && o.GrowEvery >= 1, "validation and growth intervals must be positive")
+	check(o.GrowUntil >= 0, "growth until epoch %d: want a positive epoch, or 0 for no limit", o.GrowUntil)
 	check(o.EmbedBatch >= 1 && o.MaxNbrs >= 1, "inference batch and neighbour cap must be positive")
 	return errors.Join(errs...)
 }

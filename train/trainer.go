@@ -425,7 +425,7 @@ func (t *Trainer) Run() error {
 				return err
 			}
 		}
-		grow := t.Model.Cfg.Tree.Mode == "grow" && t.State.Epoch%t.Opt.GrowEvery == 0 && !last
+		grow := t.Model.Cfg.Tree.Mode == "grow" && t.Opt.growsAfter(t.State.Epoch)
 		valid := t.State.Epoch%t.Opt.ValidEvery == 0 || last
 		if valid || grow {
 			if err := t.validate(rec, grow); err != nil {

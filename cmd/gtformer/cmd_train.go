@@ -73,6 +73,7 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&o.ValidEvery, "valid-every", o.ValidEvery, "epochs between validations")
 	fs.BoolVar(&o.ValidateStart, "validate-start", o.ValidateStart, "also score the start (before the first step) on validation, as epoch 0 of the learning curve")
 	fs.IntVar(&o.GrowEvery, "grow-every", o.GrowEvery, "epochs between tree growth/pruning steps")
+	fs.IntVar(&o.GrowUntil, "grow-until", o.GrowUntil, "no tree growth/pruning step after this epoch, so that the topics the last step added have the remaining epochs to fit (0: no limit)")
 	fs.StringVar(&o.GrowBy, "grow-by", o.GrowBy, "which topics growth gives a child: share (every non-leaf topic above --s-add, the paper) or nll (of those, the ones whose documents' words are explained worst, at or above their mean)")
 	fs.BoolVar(&o.GrowBeforeLast, "grow-before-last", o.GrowBeforeLast, "growth places each new topic before its parent's last child (which takes the rest of the stick) instead of after it")
 	fs.BoolVar(&o.GrowPlace, "grow-place", o.GrowPlace, "growth starts each new topic where its parent's documents lie farthest from the parent's other children (instead of at its parent plus noise)")
