@@ -45,7 +45,7 @@ func (x WordMix) Func() func(q float64, w int32) float64 {
 // mixParam returns ρ (1) with λ = sigmoid(ρ) = x.
 func mixParam(x float64) *tensor.Tensor {
 	rho := tensor.Param(MixParam, 1)
-	rho.Data[0] = float32(math.Log(x / (1 - x)))
+	rho.Data[0] = logit(x)
 	return rho
 }
 
@@ -91,7 +91,7 @@ func (t *Topics) SetLambda(x float64) {
 	if t.Mix == nil || !(x > 0 && x < 1) {
 		panic(fmt.Sprintf("model: SetLambda(%g) with the mixture on: %v", x, t.Mix != nil))
 	}
-	t.Mix.Data[0] = float32(math.Log(x / (1 - x)))
+	t.Mix.Data[0] = logit(x)
 }
 
 // WordMix returns the mixture with the current λ (the zero value without
@@ -154,3 +154,6 @@ func mixBackground(tp *tensor.Tape, q, rho *tensor.Tensor, x WordMix) *tensor.Te
 }
 
 func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
+
+// logit is sigmoid's inverse, as the float32 that ρ stores.
+func logit(x float64) float32 { return float32(math.Log(x / (1 - x))) }
