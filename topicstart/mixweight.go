@@ -62,36 +62,30 @@ func FitMixWeight(m *model.Model, tangent []float32, in *model.Inputs, docs []in
 		f.Before, f.After = math.NaN(), math.NaN()
 		return f, nil
 	}
-	// Each token's two components: q (the topics) and b (the background).
+	mixAt := func(l float64) model.WordMix { return model.WordMix{Lambda: l, Unigram: m.Topics.Unigram} }
+	nll := func(l float64) float64 {
+		tc.mix = mixAt(l)
+		return tc.nll(fr.theta)
+	}
+	// Each token's topic probability q, which the iteration holds.
 	T := tc.T
 	q := make([]float64, len(tc.word))
-	b := make([]float64, len(tc.word))
-	unigram := m.Topics.Unigram
 	for i := 0; i+1 < len(tc.ptr); i++ {
 		th := fr.theta[i*T : (i+1)*T]
 		for k := tc.ptr[i]; k < tc.ptr[i+1]; k++ {
-			var p float64
-			for t, v := range tc.col[int(k)*T : int(k+1)*T] {
-				p += float64(th[t]) * float64(v)
-			}
-			q[k], b[k] = p, float64(unigram[tc.word[k]])
+			q[k] = tc.topicProb(th, k)
 		}
-	}
-	nll := func(l float64) float64 {
-		var s float64
-		for k, c := range tc.count {
-			s -= float64(c) * math.Log(l*b[k]+(1-l)*q[k])
-		}
-		return s / tc.total
 	}
 	f.Before = nll(f.Lambda0)
 	l := min(max(f.Lambda0, mixWeightMin), mixWeightMax)
 	for f.Iterations < 1000 {
 		f.Iterations++
+		x := mixAt(l)
 		var s float64
 		for k, c := range tc.count {
-			if p := l*b[k] + (1-l)*q[k]; p > 0 {
-				s += float64(c) * l * b[k] / p
+			w := tc.word[k]
+			if p := x.Prob(q[k], w); p > 0 {
+				s += float64(c) * l * float64(x.Unigram[w]) / p
 			}
 		}
 		next := min(max(s/tc.total, mixWeightMin), mixWeightMax)

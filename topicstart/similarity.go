@@ -145,6 +145,16 @@ func newTokenColumns(in *model.Inputs, docs []int32, beta *tensor.Tensor, mix mo
 	return tc
 }
 
+// topicProb is Σ_t θ_t β_tw for token k (its word w) of a document whose
+// θ is th (T).
+func (tc *tokenColumns) topicProb(th []float32, k int64) float64 {
+	var p float64
+	for t, v := range tc.col[int(k)*tc.T : int(k+1)*tc.T] {
+		p += float64(th[t]) * float64(v)
+	}
+	return p
+}
+
 // nll is −Σ count·log p_iw / Σ count for theta (N,T), p_iw the model's
 // word probability mix.Prob(Σ_t θ_it β_tw, w) (Σ_t θ_it β_tw itself
 // without the background mixture).
@@ -154,11 +164,7 @@ func (tc *tokenColumns) nll(theta []float32) float64 {
 	for i := 0; i+1 < len(tc.ptr); i++ {
 		th := theta[i*T : (i+1)*T]
 		for k := tc.ptr[i]; k < tc.ptr[i+1]; k++ {
-			var p float64
-			for t, v := range tc.col[int(k)*T : int(k+1)*T] {
-				p += float64(th[t]) * float64(v)
-			}
-			s -= float64(tc.count[k]) * math.Log(tc.mix.Prob(p, tc.word[k]))
+			s -= float64(tc.count[k]) * math.Log(tc.mix.Prob(tc.topicProb(th, k), tc.word[k]))
 		}
 	}
 	if tc.total == 0 {
