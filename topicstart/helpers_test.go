@@ -43,3 +43,19 @@ func allDocs(n int) []int32 {
 	}
 	return out
 }
+
+// preparedModel is a model of cfg (seed 2) prepared on docs of g, its
+// inputs, and docs' tangent vectors (len(docs), width), each document
+// embedded without neighbours.
+func preparedModel(t testing.TB, g *corpus.Graph, cfg model.Config, docs []int32) (*model.Model, *model.Inputs, []float32) {
+	t.Helper()
+	m, err := model.New(cfg, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Prepare(g, docs, 1); err != nil {
+		t.Fatal(err)
+	}
+	in := model.NewInputs(g, m.IDF, cfg.MaxLen, cfg.Truncate)
+	return m, in, m.Embed(in, docs, func(int32) []int32 { return nil }, 1, 32).Tangent
+}

@@ -17,18 +17,7 @@ func TestFitsWithBackgroundMix(t *testing.T) {
 	cfg := tinyConfig(g)
 	cfg.Tree.BackgroundMix = 0.3
 	docs := allDocs(g.NumDocs())
-	build := func() (*model.Model, *model.Inputs, []float32) {
-		m, err := model.New(cfg, 2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := m.Prepare(g, docs, 1); err != nil {
-			t.Fatal(err)
-		}
-		in := model.NewInputs(g, m.IDF, cfg.MaxLen, cfg.Truncate)
-		emb := m.Embed(in, docs, func(int32) []int32 { return nil }, 1, 32)
-		return m, in, emb.Tangent
-	}
+	build := func() (*model.Model, *model.Inputs, []float32) { return preparedModel(t, g, cfg, docs) }
 	m, in, tangent := build()
 	tp := tensor.NewTape()
 	tp.NoGrad = true

@@ -23,15 +23,7 @@ func TestFitMixWeightMaximises(t *testing.T) {
 	cfg.Tree.BackgroundMix = 0.3
 	docs := allDocs(g.NumDocs())
 	build := func() (*model.Model, *model.Inputs, []float32) {
-		m, err := model.New(cfg, 2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := m.Prepare(g, docs, 1); err != nil {
-			t.Fatal(err)
-		}
-		in := model.NewInputs(g, m.IDF, cfg.MaxLen, cfg.Truncate)
-		tangent := m.Embed(in, docs, func(int32) []int32 { return nil }, 1, 32).Tangent
+		m, in, tangent := preparedModel(t, g, cfg, docs)
 		// Fitted topics, so that the best weight lies inside (0, 1):
 		// random topics explain the words worse than the unigram does.
 		if _, err := Fit(m, tangent, in, docs, Options{Steps: 150, LR: 0.03, DecoderOnly: true}); err != nil {
@@ -118,14 +110,7 @@ func TestFitMixWeightErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := tinyConfig(g)
 			cfg.Tree.BackgroundMix = tc.mix
-			m, err := model.New(cfg, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := m.Prepare(g, docs, 1); err != nil {
-				t.Fatal(err)
-			}
-			in := model.NewInputs(g, m.IDF, cfg.MaxLen, cfg.Truncate)
+			m, in, _ := preparedModel(t, g, cfg, docs)
 			per := cfg.Width
 			if tc.tangent >= 0 {
 				per = tc.tangent
