@@ -7,8 +7,9 @@ import (
 )
 
 // Stick-breaking over the tree (paper eqs. 5-6 and the level distribution,
-// with "the last takes the rest" on both, docs/design.md, "Topic tree"; StickOptions.Normalize
-// replaces the topic part by a normalised stick, forwardNorm below).
+// with "the last takes the rest" on both: docs/design.md, "Topic tree";
+// StickOptions.Normalize replaces the topic part by a normalised stick,
+// forwardNorm below).
 //
 // Notation for one document, over dense rows t (root r = 0):
 //
