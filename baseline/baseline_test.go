@@ -184,8 +184,8 @@ func TestParseMethod(t *testing.T) {
 	}
 }
 
-// TestSharedDatasets reproduces DESIGN.md's baseline table ("A cheap
-// baseline is as strong as the paper") within ±0.5 points.
+// TestSharedDatasets reproduces the baseline table of docs/design.md,
+// "Baselines", within ±0.5 points.
 func TestSharedDatasets(t *testing.T) {
 	type want struct{ micro, macro, auc float64 } // NaN: not listed
 	nan := math.NaN()
@@ -219,7 +219,7 @@ func TestSharedDatasets(t *testing.T) {
 					got, want float64
 				}{{"Micro-F1", got.MicroF1, c.w.micro}, {"Macro-F1", got.MacroF1, c.w.macro}, {"link AUC", got.LinkAUC, c.w.auc}} {
 					if !math.IsNaN(p.want) && !near(p.got, p.want, 0.5) {
-						t.Errorf("%s %s = %.2f, DESIGN.md %.1f", c.m, p.name, p.got, p.want)
+						t.Errorf("%s %s = %.2f, docs/design.md %.1f", c.m, p.name, p.got, p.want)
 					}
 				}
 				t.Logf("%-12s Micro-F1 %.2f Macro-F1 %.2f AUC(cos) %.2f AUC(-d²) %.2f over %d docs, %v",

@@ -16,8 +16,8 @@ import (
 // also a topic model, scored as one (TopicScores).
 const LDAMethod Method = "lda"
 
-// The lda baseline's defaults: 13 topics (as DESIGN.md's scikit-learn
-// figures), scikit-learn's 100 iterations, seed 1 (Run and Embed use them).
+// The lda baseline's defaults: 13 topics (as the scikit-learn
+// figures of docs/design.md, "Baselines"), scikit-learn's 100 iterations, seed 1 (Run and Embed use them).
 const (
 	DefaultLDATopics = 13
 	DefaultLDASeed   = 1

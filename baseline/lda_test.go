@@ -155,9 +155,9 @@ func TestRunLDA(t *testing.T) {
 
 // TestLDASharedML guards the figures on ML (paper split, the defaults: 13
 // topics, 100 iterations, seed 1): each lies within three standard
-// deviations of LDA's own seed spread (five seeds, docs/results.md "LDA
-// beside the model") of scikit-learn's figure for the same protocol
-// (DESIGN.md: NPMI 11.0%, diversity 0.59, test log-perplexity 6.56).
+// deviations of LDA's own seed spread (five seeds, docs/design.md,
+// "Baselines") of scikit-learn's figure for the same protocol
+// (docs/design.md, "Baselines": NPMI 11.0%, diversity 0.59, test log-perplexity 6.56).
 func TestLDASharedML(t *testing.T) {
 	g, err := corpus.LoadFolder(shared.Dataset(t, "ml"), corpus.LoadOptions{NoWordVectors: true})
 	if err != nil {

@@ -1,7 +1,7 @@
 // Package baseline computes honest, training-free document representations
 // and scores them with the paper's protocol (package metrics), so that every
-// evaluation table can show what a model adds over them (DESIGN.md, "A cheap
-// baseline is as strong as the paper"):
+// evaluation table can show what a model adds over them (docs/design.md,
+// "Baselines"):
 //
 //   - tfidf: tf-idf vectors (scikit-learn TfidfTransformer defaults);
 //   - tfidf-graph: the same, averaged twice over the split's neighbour lists;

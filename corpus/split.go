@@ -17,8 +17,8 @@ func splitSizes(n int) (train, valid int) {
 	return train, train / 10
 }
 
-// PaperSplit is the paper's split by document order (DESIGN.md, "Evaluation
-// protocol"): the first 80% of documents train, the last 10% of those
+// PaperSplit is the paper's split by document order (docs/design.md,
+// "Evaluation protocol"): the first 80% of documents train, the last 10% of those
 // validate, the last 20% test.
 func PaperSplit(g *Graph) *Split {
 	n := g.NumDocs()
@@ -51,7 +51,7 @@ func RandomSplit(g *Graph, seed uint64) *Split {
 }
 
 // Holdout returns the split that training runs on, in which the validation
-// documents are held out the way test documents are (DESIGN.md,
+// documents are held out the way test documents are (docs/design.md,
 // "Evaluation protocol"): its training documents are s's training
 // documents minus the validation ones; its test documents are s's
 // validation documents; s's test documents belong to neither side and

@@ -1,4 +1,4 @@
-// Package evaluate scores a trained model by the paper's protocol (DESIGN.md,
+// Package evaluate scores a trained model by the paper's protocol (docs/design.md,
 // "Evaluation protocol"): kNN classification of the test documents from the
 // training documents' embeddings, the supervised head's predictions, link
 // prediction among test documents, the perplexity exponent of the test

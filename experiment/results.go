@@ -393,9 +393,9 @@ func (r *Results) WriteMarkdown(w io.Writer) error {
 		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "Each cell is the %s; the number in brackets is n. ", r.Std)
-	b.WriteString("F1 and AUC in percent on the test split (DESIGN.md, \"Evaluation protocol\"); " +
+	b.WriteString("F1 and AUC in percent on the test split (docs/design.md, \"Evaluation protocol\"); " +
 		"train time is the sum of the epochs' wall time; docs/s is the training throughput of the last epoch. " +
-		"Baselines are training-free and deterministic (one value); their link AUC ranks by cosine similarity, as DESIGN.md's baseline table, and their time covers embedding and evaluation. " +
+		"Baselines are training-free and deterministic (one value); their link AUC ranks by cosine similarity, as in docs/design.md, \"Baselines\", and their time covers embedding and evaluation. " +
 		"Paper rows are the GTFormer paper's figures (its tables of unsupervised and supervised classification, link prediction, NPMI and perplexity; 5 runs).\n")
 	if len(r.Groups) == 0 {
 		b.WriteString("\nNo finished runs.\n")

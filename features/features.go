@@ -25,7 +25,7 @@
 // reference, validation documents through their links to them), the mean
 // of Z₀..Z₃ with m = 128 scores kNN Micro-F1 85.0 / 76.3 / 78.3 and link AUC
 // 95.1 / 95.3 / 96.8, against 82.5 / 72.9 / 77.5 and 93.5 / 94.2 / 90.2 for
-// the two-hop tf-idf average (docs/results.md).
+// the two-hop tf-idf average (docs/design.md, "Choices beyond the paper").
 package features
 
 import (

@@ -56,6 +56,5 @@
 // one of scikit-learn's agree to rounding (TestAgainstScikitLearn, with the
 // reference computed by scripts/lda_sklearn.py). The random draws differ
 // (Go's PCG, not NumPy's Mersenne twister), so fits from random starts agree
-// in distribution, not number by number: docs/results.md ("LDA beside the
-// model") compares five seeds of each on the paper's corpora.
+// in distribution, not number by number: docs/design.md, "Baselines", compares five seeds of each on the paper's corpora.
 package lda

@@ -1,5 +1,5 @@
 // Package metrics holds the evaluation measures of the paper's protocol
-// (DESIGN.md, "Evaluation protocol"), independent of any model: kNN
+// (docs/design.md, "Evaluation protocol"), independent of any model: kNN
 // classification with Micro-F1 and Macro-F1, ROC-AUC and the per-document link
 // prediction AUC, the perplexity exponent, topic coherence (NPMI over a named
 // reference corpus), topic diversity and topic-tree statistics.

@@ -385,7 +385,7 @@ func TestTreeStats(t *testing.T) {
 		wantErr bool
 	}{
 		{"lone root", []int{-1}, TreeStats{Topics: 1, PerLevel: []int{1}, Depth: 1, Leaves: 1}, false},
-		// The initial tree of DESIGN.md: root, 3 children, 3 grandchildren each.
+		// The initial tree (docs/design.md, "Topic tree"): root, 3 children, 3 grandchildren each.
 		{"3x3", []int{-1, 0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3},
 			TreeStats{Topics: 13, PerLevel: []int{1, 3, 9}, Depth: 3, Leaves: 9}, false},
 		// Parents listed after children: root 2; 0 and 3 at level 1; 4 (under 0)

@@ -7,8 +7,9 @@ import (
 )
 
 // Stick-breaking over the tree (paper eqs. 5-6 and the level distribution,
-// with DESIGN.md's "last takes the rest" on both; StickOptions.Normalize
-// replaces the topic part by a normalised stick, forwardNorm below).
+// with "the last takes the rest" on both: docs/design.md, "Topic tree";
+// StickOptions.Normalize replaces the topic part by a normalised stick,
+// forwardNorm below).
 //
 // Notation for one document, over dense rows t (root r = 0):
 //
@@ -306,8 +307,8 @@ func StickBreak(tp *tensor.Tape, tab *Tables, sigmaTopic, sigmaLevel *tensor.Ten
 type StickOptions struct {
 	// Normalize gives the last child of every topic its own σ too and
 	// divides each sibling group's takes σ_c rem_c by their sum, instead
-	// of handing the last child the rest of the stick (DESIGN.md's "last
-	// takes the rest"): no child is then the catch-all of the mass its
+	// of handing the last child the rest of the stick (docs/design.md,
+	// "Topic tree"): no child is then the catch-all of the mass its
 	// siblings leave. The level stick is unchanged.
 	Normalize bool
 }

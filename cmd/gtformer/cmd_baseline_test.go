@@ -13,9 +13,9 @@ import (
 )
 
 // TestBaselineCommandCOVID runs the cheapest shared dataset through the
-// command and checks the JSON against DESIGN.md's tf-idf row for COVID
-// (Micro-F1 82.7, AUC 99.7, ±0.5), and that glove-graph is skipped under
-// "all" because COVID ships no word vectors.
+// command and checks the JSON against the tf-idf row for COVID of
+// docs/design.md, "Baselines" (Micro-F1 82.7, AUC 99.7, ±0.5), and that
+// glove-graph is skipped under "all" because COVID ships no word vectors.
 func TestBaselineCommandCOVID(t *testing.T) {
 	dir := shared.Dataset(t, "covid")
 	code, out, errs := runCmd("baseline", "--data", dir, "--method", "tfidf", "--json")
