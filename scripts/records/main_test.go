@@ -215,3 +215,51 @@ func TestErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestRepositoryRecords rebuilds every record of the repository: each CSV
+// parses, every column is one the tables know (a renamed column would
+// silently drop out of the tables), and the tables come out.
+func TestRepositoryRecords(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join("..", "..", "docs", "results", "records", "*.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) < 2 {
+		t.Fatalf("records: found %d CSVs under docs/results/records, want the records and validation.csv", len(paths))
+	}
+	known := map[string]bool{}
+	for _, c := range []string{"dataset", "supervised", "model", "variant", "seed", "run", "build", "command",
+		"epochs", "kept_epoch", "per_level", "specialization", "diversity_per_level",
+		"last_knn_macro_f1", "kept_knn_macro_f1"} {
+		known[c] = true
+	}
+	for _, cols := range [][]column{recordColumns, validationColumns, validationLevels} {
+		for _, c := range cols {
+			known[c.key] = true
+		}
+	}
+	for _, k := range recordLevels {
+		known[k] = true
+	}
+	for _, p := range paths {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			f, err := os.Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			tab, err := readTable(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range tab.header {
+				if !known[c] {
+					t.Errorf("column %q is not one the tables or docs/results/records/README.md know", c)
+				}
+			}
+			if out := runOut(t, p); !strings.Contains(out, "|---|") {
+				t.Errorf("no table rebuilt from %s:\n%s", p, out)
+			}
+		})
+	}
+}
