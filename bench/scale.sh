@@ -8,7 +8,8 @@
 #
 # Usage: bench/scale.sh [SIZE ...]        (default: 10000 50000 100000 445000)
 # Environment:
-#   WORK=DIR        corpora, run folders and logs (default /tmp/gtformer-scale)
+#   WORK=DIR        corpora, run folders and logs (default: a new temporary
+#                   directory, printed first; kept for a later look)
 #   GTFORMER=PATH   binary to run (default: built here; it loads OpenBLAS at
 #                   run time when installed, GTFORMER_BLAS picks a path)
 #   EXTRA="..."     extra flags for gtformer train
@@ -17,8 +18,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/go/bin"
-WORK=${WORK:-/tmp/gtformer-scale}
+WORK=${WORK:-$(mktemp -d -t gtformer-scale.XXXXXX)}
 mkdir -p "$WORK"
+echo "work directory: $WORK" >&2
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(10000 50000 100000 445000)
 

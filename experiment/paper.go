@@ -17,9 +17,9 @@ const paperN = 5
 func ps(mean, std float64) Stat { return Stat{Mean: mean, Std: std, N: paperN} }
 
 // paperFigures holds the GTFormer paper's figures for GTFormer and HGTM on
-// the four datasets with labels, copied from the paper's tables
-// (/work/shared/spec/paper.tex; DESIGN.md, "The paper's figures to compare
-// with", quotes the means):
+// the four datasets with labels, copied from the tables of the paper
+// "Hierarchical Graph Topic Modeling with Topic Tree-based Transformer"
+// (docs/design.md, "Evaluation protocol", quotes the means):
 //   - Table "Unsupervised document classification" (kNN Micro/Macro-F1),
 //   - Table "Supervised document classification" (the supervised rows' F1),
 //   - Table "Link prediction with AUC score",

@@ -6,18 +6,20 @@
 # time and peak memory (max RSS) of each. (That the two give the same
 # numbers is what beam/embedpipe's tests check, on ML.)
 #
-#   beam/bench/embed-100k.sh [WORKDIR]       (NEW=100000 TRAIN=20000 by default)
+#   beam/bench/embed-100k.sh [WORKDIR]       (NEW=100000 TRAIN=20000 by default;
+#                                             WORKDIR defaults to a new temporary directory)
 #
 # Run it on an idle machine: the figures in docs/benchmarks.md come from it.
 # Environment: NEW, TRAIN (documents), WIDTH (model width, default 128),
 # EPOCHS (default 1), TAGS (build tags for both binaries; the BLAS path is chosen at run time: GTFORMER_BLAS),
-# BEAMFLAGS (more flags for gtformer-beam embed, e.g. "--memprofile /tmp/beam.mem --collections"
+# BEAMFLAGS (more flags for gtformer-beam embed, e.g. "--memprofile WORKDIR/beam.mem --collections"
 # to see where its memory goes: go tool pprof -sample_index=inuse_space; "--waves 1" to run the
 # per-link joins in one wave, as before the waves).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$PATH:/usr/local/go/bin"
-W=${1:-/tmp/gtformer-beam-bench}
+W=${1:-$(mktemp -d -t gtformer-beam-bench.XXXXXX)}
+echo "work directory: $W" >&2
 NEW=${NEW:-100000}
 TRAIN=${TRAIN:-20000}
 WIDTH=${WIDTH:-128}

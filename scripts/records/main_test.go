@@ -1,0 +1,265 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const tinyRecord = `dataset,supervised,model,variant,seed,knn_micro_f1,link_auc,npmi,log_perplexity,level_share
+ml,false,gtformer,default,1,80,90,10,6.5,0.5/0.5
+ml,false,gtformer,default,2,82,92,12,6.7,0.3/0.7
+ml,false,gtformer,default,3,84,91,,6.6,0.4/0.6/0.2
+ml,false,gtformer,euclidean,1,79,89,9,6.6,
+ml,false,gtformer,euclidean,2,80,90,13,6.6,
+ml,true,gtformer,default,1,85,93,11,6.4,
+ml,,lda,T=13,1,60,80,12,6.2,
+ml,,lda,T=13,2,64,84,13,6.3,
+ml,,baseline,tfidf,,70,81,,,
+`
+
+const tinyValidation = `run,dataset,seed,build,command,last_knn_micro_f1,last_link_auc,kept_link_auc,npmi,level_share,npmi_per_level
+ml-a-s1,ml,1,gt1,gtformer train --data ml --seed 1,80,90,91,10,0.5/0.5,1/20
+ml-a-s2,ml,2,gt1,gtformer train --data ml --seed 2,84,94,94,14,0.3/0.7,3/22
+ml-b-s1,ml,1,gt1,gtformer train --data ml --seed 1 --tree fixed,81,91,91,9,,
+ml-b-s2,ml,2,gt1,gtformer train --data ml --seed 2 --tree fixed,82,90,92,11,,
+pl-a-s1,pl,1,gt1,gtformer train --data pl --seed 1,70,85,85,12,,
+`
+
+func writeFile(t *testing.T, name, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// tableAfter parses the first markdown table after the first line holding
+// marker: row label → column label → cell.
+func tableAfter(t *testing.T, out, marker string) map[string]map[string]string {
+	t.Helper()
+	lines := strings.Split(out, "\n")
+	i := 0
+	for i < len(lines) && !strings.Contains(lines[i], marker) {
+		i++
+	}
+	for i < len(lines) && !strings.HasPrefix(lines[i], "|") {
+		i++
+	}
+	if i == len(lines) {
+		t.Fatalf("no table after %q in:\n%s", marker, out)
+	}
+	split := func(l string) []string {
+		parts := strings.Split(strings.Trim(l, "|"), "|")
+		for k := range parts {
+			parts[k] = strings.TrimSpace(parts[k])
+		}
+		return parts
+	}
+	header := split(lines[i])
+	rows := map[string]map[string]string{}
+	for _, l := range lines[i+2:] {
+		if !strings.HasPrefix(l, "|") {
+			break
+		}
+		cells := split(l)
+		rows[cells[0]] = map[string]string{}
+		for k, c := range cells[1:] {
+			rows[cells[0]][header[k+1]] = c
+		}
+	}
+	return rows
+}
+
+func runOut(t *testing.T, args ...string) string {
+	t.Helper()
+	var b strings.Builder
+	if err := run(args, &b); err != nil {
+		t.Fatalf("run %v: %v", args, err)
+	}
+	return b.String()
+}
+
+func TestRecordTables(t *testing.T) {
+	path := writeFile(t, "tiny.csv", tinyRecord)
+	out := runOut(t, "-pair", "default,euclidean", path)
+	main := tableAfter(t, out, "## ml (unsupervised)")
+	topics := tableAfter(t, out, "### ml (unsupervised): topics")
+	lda := tableAfter(t, out, "gtformer − LDA (T = 13)")
+	pair := tableAfter(t, out, "default − euclidean")
+	sup := tableAfter(t, out, "## ml (supervised)")
+	tests := []struct {
+		name      string
+		table     map[string]map[string]string
+		row, col  string
+		wantValue string
+	}{
+		// 80, 82, 84: mean 82, sample sd 2.
+		{"mean ± sd", main, "gtformer default", "kNN Micro-F1", "82.0 ± 2.0 (3)"},
+		{"digits of log-perplexity", main, "gtformer default", "log-perplexity", "6.60 ± 0.10 (3)"},
+		// seed 3 has no NPMI: 10, 12 over two seeds.
+		{"an empty cell is left out", main, "gtformer default", "NPMI (%)", "11.0 ± 1.4 (2)"},
+		{"second variant", main, "gtformer euclidean", "NPMI (%)", "11.0 ± 2.8 (2)"},
+		{"LDA row", main, "LDA (T = 13)", "link AUC", "82.0 ± 2.8 (2)"},
+		{"baseline: one value", main, "baseline tfidf", "kNN Micro-F1", "70.0 (1)"},
+		{"baseline without a figure", main, "baseline tfidf", "NPMI (%)", "–"},
+		{"supervised group apart", sup, "gtformer default", "kNN Micro-F1", "85.0 (1)"},
+		{"LDA joins the supervised group", sup, "LDA (T = 13)", "kNN Micro-F1", "62.0 ± 2.8 (2)"},
+		// level 3 only in seed 3: averaged over the runs that have it.
+		{"levels root first", topics, "gtformer default", "level share (root first)", "0.400 / 0.600 / 0.200"},
+		{"LDA has no levels", topics, "LDA (T = 13)", "level share (root first)", "–"},
+		// seeds 1, 2: 80−60, 82−64.
+		{"paired with LDA", lda, "default", "Δ kNN Micro-F1", "+19.0 ± 1.4 (2), 2/2"},
+		{"paired, lower is better", lda, "default", "Δ log-perplexity ↓", "+0.35 ± 0.07 (2), 2/2"},
+		// seeds 1, 2: 80−79, 82−80.
+		{"paired variants", pair, "default", "Δ kNN Micro-F1", "+1.5 ± 0.7 (2), 2/2"},
+		// 10−9, 12−13: mean 0, no seed has its sign.
+		{"paired, zero mean", pair, "default", "Δ NPMI (%)", "+0.0 ± 1.4 (2), 0/2"},
+		// 90−89, 92−90.
+		{"paired link AUC", pair, "default", "Δ link AUC", "+1.5 ± 0.7 (2), 2/2"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := tc.table[tc.row][tc.col]
+			if !ok {
+				t.Fatalf("no cell %q/%q in %v", tc.row, tc.col, tc.table)
+			}
+			if got != tc.wantValue {
+				t.Errorf("%s / %s = %q, want %q", tc.row, tc.col, got, tc.wantValue)
+			}
+		})
+	}
+	reverse := tableAfter(t, runOut(t, "-pair", "euclidean,default", path), "euclidean − default")
+	if got, want := reverse["euclidean"]["Δ kNN Micro-F1"], "−1.5 ± 0.7 (2), 2/2"; got != want {
+		t.Errorf("euclidean − default kNN = %q, want %q (a true minus sign)", got, want)
+	}
+	if _, ok := lda["euclidean"]["Δ kNN Micro-F1"]; !ok {
+		t.Errorf("the LDA pairing leaves out euclidean: %v", lda)
+	}
+}
+
+func TestValidationTables(t *testing.T) {
+	path := writeFile(t, "validation.csv", tinyValidation)
+	all := tableAfter(t, runOut(t, path), "Validation runs")
+	if len(all) != 3 {
+		t.Errorf("groups %v, want ml-a, ml-b, pl-a", all)
+	}
+	out := runOut(t, "-pair", "ml-a,ml-b", path, "ml-*")
+	groups := tableAfter(t, out, "Validation runs")
+	pair := tableAfter(t, out, "ml-a − ml-b")
+	tests := []struct {
+		name      string
+		table     map[string]map[string]string
+		row, col  string
+		wantValue string
+	}{
+		{"seeds of a group", groups, "ml-a", "seeds", "1,2"},
+		{"last state", groups, "ml-a", "kNN Micro-F1", "82.0 ± 2.8 (2)"},
+		{"kept state", groups, "ml-b", "kept link AUC", "91.5 ± 0.7 (2)"},
+		{"levels", groups, "ml-a", "level share (root first)", "0.400 / 0.600"},
+		{"levels in their digits", groups, "ml-a", "NPMI per level (%)", "2.0 / 21.0"},
+		{"no levels", groups, "ml-b", "level share (root first)", "–"},
+		// seeds 1, 2: 80−81, 84−82.
+		{"paired groups", pair, "ml-a", "Δ kNN Micro-F1", "+0.5 ± 2.1 (2), 1/2"},
+		{"paired NPMI", pair, "ml-a", "Δ NPMI (%)", "+2.0 ± 1.4 (2), 2/2"},
+		// 91−91, 94−92: a zero difference holds on no seed.
+		{"paired kept state", pair, "ml-a", "Δ kept link AUC", "+1.0 ± 1.4 (2), 1/2"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := tc.table[tc.row][tc.col]
+			if !ok {
+				t.Fatalf("no cell %q/%q in %v", tc.row, tc.col, tc.table)
+			}
+			if got != tc.wantValue {
+				t.Errorf("%s / %s = %q, want %q", tc.row, tc.col, got, tc.wantValue)
+			}
+		})
+	}
+	if _, ok := groups["pl-a"]; ok {
+		t.Errorf("pattern ml-* kept pl-a: %v", groups)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	record := writeFile(t, "tiny.csv", tinyRecord)
+	valid := writeFile(t, "validation.csv", tinyValidation)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no file", nil, "no CSV file"},
+		{"missing file", []string{filepath.Join(t.TempDir(), "none.csv")}, "no such file"},
+		{"bad pair", []string{"-pair", "default", record}, "two names"},
+		{"unknown kind", []string{writeFile(t, "x.csv", "a,b\n1,2\n")}, "neither a record"},
+		{"bad number", []string{writeFile(t, "bad.csv", "dataset,supervised,model,variant,seed,link_auc\nml,false,gtformer,default,1,x\n")}, `cell "x"`},
+		{"seed twice", []string{writeFile(t, "twice.csv", "dataset,supervised,model,variant,seed,link_auc\nml,false,gtformer,default,1,1\nml,false,gtformer,default,1,2\n")}, "seed 1 twice"},
+		{"unknown model", []string{writeFile(t, "model.csv", "dataset,supervised,model,variant,seed,link_auc\nml,false,gtformer,default,1,1\nml,,hgtm,x,1,2\n")}, `model "hgtm"`},
+		{"patterns on a record", []string{record, "ml-*"}, "validation.csv only"},
+		{"bad pattern", []string{valid, "["}, "pattern"},
+		{"unknown group", []string{"-pair", "ml-a,ml-z", valid}, "no such run group"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var b strings.Builder
+			err := run(tc.args, &b)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("run %v: error %v, want one naming %q", tc.args, err, tc.want)
+			}
+			if err != nil && !strings.HasPrefix(err.Error(), "records: ") {
+				t.Errorf("error %q lacks the records: prefix", err)
+			}
+		})
+	}
+}
+
+// TestRepositoryRecords rebuilds every record of the repository: each CSV
+// parses, every column is one the tables know (a renamed column would
+// silently drop out of the tables), and the tables come out.
+func TestRepositoryRecords(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join("..", "..", "docs", "results", "records", "*.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) < 2 {
+		t.Fatalf("records: found %d CSVs under docs/results/records, want the records and validation.csv", len(paths))
+	}
+	known := map[string]bool{}
+	for _, c := range []string{"dataset", "supervised", "model", "variant", "seed", "run", "build", "command",
+		"epochs", "kept_epoch", "per_level", "specialization", "diversity_per_level",
+		"last_knn_macro_f1", "kept_knn_macro_f1"} {
+		known[c] = true
+	}
+	for _, cols := range [][]column{recordColumns, validationColumns, validationLevels} {
+		for _, c := range cols {
+			known[c.key] = true
+		}
+	}
+	for _, k := range recordLevels {
+		known[k] = true
+	}
+	for _, p := range paths {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			f, err := os.Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			tab, err := readTable(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range tab.header {
+				if !known[c] {
+					t.Errorf("column %q is not one the tables or docs/results/records/README.md know", c)
+				}
+			}
+			if out := runOut(t, p); !strings.Contains(out, "|---|") {
+				t.Errorf("no table rebuilt from %s:\n%s", p, out)
+			}
+		})
+	}
+}
