@@ -26,7 +26,9 @@ type Lib struct {
 const noLoading = "this build does not load BLAS libraries (built with -tags nodlopen, or not linux/amd64 or linux/arm64)"
 
 // Open fails: this build cannot load libraries.
-func Open(name string) (*Lib, error) { return nil, fmt.Errorf("blaslib: loading %s: %s", name, noLoading) }
+func Open(name string) (*Lib, error) {
+	return nil, fmt.Errorf("blaslib: loading %s: %s", name, noLoading)
+}
 
 // Find fails: this build cannot load libraries.
 func Find() (*Lib, error) { return nil, errors.New("blaslib: " + noLoading) }
