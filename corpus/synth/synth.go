@@ -122,30 +122,30 @@ func (c Config) NumTopics() int {
 func (c Config) Validate() error {
 	switch {
 	case c.Docs < 2 || c.Docs > MaxDocs:
-		return fmt.Errorf("documents must be between 2 and %d, got %d", MaxDocs, c.Docs)
+		return fmt.Errorf("synth: documents must be between 2 and %d, got %d", MaxDocs, c.Docs)
 	case c.Depth < 2 || c.Depth > MaxDepth:
-		return fmt.Errorf("depth must be between 2 (root and one level) and %d, got %d", MaxDepth, c.Depth)
+		return fmt.Errorf("synth: depth must be between 2 (root and one level) and %d, got %d", MaxDepth, c.Depth)
 	case c.Branching < 2 || c.Branching > MaxBranching:
-		return fmt.Errorf("branching must be between 2 and %d, got %d", MaxBranching, c.Branching)
+		return fmt.Errorf("synth: branching must be between 2 and %d, got %d", MaxBranching, c.Branching)
 	case c.MeanLength < 1:
-		return fmt.Errorf("mean document length must be at least 1, got %d", c.MeanLength)
+		return fmt.Errorf("synth: mean document length must be at least 1, got %d", c.MeanLength)
 	case c.Links < 0:
-		return fmt.Errorf("links must be non-negative, got %d", c.Links)
+		return fmt.Errorf("synth: links must be non-negative, got %d", c.Links)
 	}
 	t := c.NumTopics()
 	if t > MaxTopics {
-		return fmt.Errorf("depth %d and branching %d make %d topics, more than %d", c.Depth, c.Branching, t, MaxTopics)
+		return fmt.Errorf("synth: depth %d and branching %d make %d topics, more than %d", c.Depth, c.Branching, t, MaxTopics)
 	}
 	if c.Vocab < 3*t || c.Vocab > MaxVocab {
-		return fmt.Errorf("vocabulary must be between %d (3 words per topic for %d topics) and %d, got %d", 3*t, t, MaxVocab, c.Vocab)
+		return fmt.Errorf("synth: vocabulary must be between %d (3 words per topic for %d topics) and %d, got %d", 3*t, t, MaxVocab, c.Vocab)
 	}
 	if float64(c.Docs)*float64(c.MeanLength)*1.1 > MaxTokens {
-		return fmt.Errorf("%d documents of mean length %d exceed %d tokens", c.Docs, c.MeanLength, MaxTokens)
+		return fmt.Errorf("synth: %d documents of mean length %d exceed %d tokens", c.Docs, c.MeanLength, MaxTokens)
 	}
 	// Links are drawn mostly inside leaves; ask for at most a quarter of all
 	// possible pairs so that rejection of repeats stays cheap.
 	if maxLinks := float64(c.Docs) * float64(c.Docs-1) / 8; float64(c.Links) > maxLinks {
-		return fmt.Errorf("%d links is too dense for %d documents (at most %d)", c.Links, c.Docs, int64(maxLinks))
+		return fmt.Errorf("synth: %d links is too dense for %d documents (at most %d)", c.Links, c.Docs, int64(maxLinks))
 	}
 	return nil
 }
@@ -238,7 +238,7 @@ func zipfWeights(n int, out []float64) []float64 {
 // invariants (sorted unique links, adjacency built) and is named "builtin".
 func Generate(cfg Config) (*corpus.Graph, *Truth, error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, nil, fmt.Errorf("synth: %w", err)
+		return nil, nil, err
 	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x5eed_c0de_9e37_79b9))
 	tr := newTree(cfg)
@@ -249,7 +249,7 @@ func Generate(cfg Config) (*corpus.Graph, *Truth, error) {
 	tr.drawDocs(rng, cfg, leafProb, g)
 	links, err := drawLinks(rng, cfg, tr, tr.truth.Leaf)
 	if err != nil {
-		return nil, nil, fmt.Errorf("synth: %w", err)
+		return nil, nil, err
 	}
 	g.SetLinks(links)
 
@@ -562,7 +562,7 @@ func drawLinks(rng *rand.Rand, cfg Config, tr *tree, leaf []int32) ([][2]int32, 
 	maxAttempts := 50*int64(cfg.Links) + 10_000
 	for attempts := int64(0); len(links) < cfg.Links; attempts++ {
 		if attempts == maxAttempts {
-			return nil, fmt.Errorf("drew only %d distinct links of %d after %d attempts; ask for fewer links or more documents", len(links), cfg.Links, attempts)
+			return nil, fmt.Errorf("synth: drew only %d distinct links of %d after %d attempts; ask for fewer links or more documents", len(links), cfg.Links, attempts)
 		}
 		// While there are at least as many links as documents, the first N
 		// links start at each document in turn, so no document is isolated
