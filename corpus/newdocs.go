@@ -104,6 +104,7 @@ type NewDocError struct {
 func (e *NewDocError) Error() string {
 	return fmt.Sprintf("%snew document %d: %s", prefix, e.Doc, problem(e.Err))
 }
+
 func (e *NewDocError) Unwrap() error { return e.Err }
 
 // ResolveNewDocs maps new documents into g: their text tokenized into g's
