@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gtformer/gtformer/corpus"
@@ -268,5 +269,31 @@ func TestSIGN(t *testing.T) {
 	zero, _ := SIGN(x, s, 0).Dense()
 	if !near(float64(zero[3*2]), 3/math.Hypot(3, 1), 1e-6) {
 		t.Errorf("zero hops: %v, want the normalised rows", zero[6:8])
+	}
+}
+
+// TestErrorMessages: the errors a caller gets start with "baseline: " once;
+// an lda failure names the method after it.
+func TestErrorMessages(t *testing.T) {
+	noVectors := newGraph(3, [][]int32{{0, 1}, {2}}, [][2]int32{{0, 1}}, nil)
+	for _, tc := range []struct {
+		name string
+		run  func() error
+		want string
+	}{
+		{"unknown method", func() error { _, err := ParseMethod("bm25"); return err }, `baseline: unknown baseline method "bm25"`},
+		{"glove-graph without word vectors", func() error {
+			_, err := Run(noVectors, &corpus.Split{Train: []int32{0, 1}}, GloVeGraphMethod)
+			return err
+		}, "baseline: the dataset has no word vectors"},
+		{"lda without training documents", func() error {
+			_, err := RunLDA(noVectors, &corpus.Split{}, DefaultLDAOptions())
+			return err
+		}, "baseline: lda: the split has no training documents"},
+	} {
+		err := tc.run()
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) || strings.Count(err.Error(), "baseline: ") != 1 {
+			t.Errorf("%s: err = %v, want %q...", tc.name, err, tc.want)
+		}
 	}
 }

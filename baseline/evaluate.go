@@ -40,7 +40,7 @@ func ParseMethod(s string) (Method, error) {
 	if s == string(LDAMethod) {
 		return LDAMethod, nil
 	}
-	return "", fmt.Errorf("unknown baseline method %q (want tfidf, tfidf-graph, glove-graph, tfidf-sign or lda)", s)
+	return "", fmt.Errorf("baseline: unknown baseline method %q (want tfidf, tfidf-graph, glove-graph, tfidf-sign or lda)", s)
 }
 
 // Embed computes the document vectors (N,Dim) of method m on g under split
@@ -67,7 +67,7 @@ func Embed(g *corpus.Graph, s *corpus.Split, m Method) (*Vectors, error) {
 		}
 		return r.Theta, nil
 	}
-	return nil, fmt.Errorf("unknown baseline method %q", m)
+	return nil, fmt.Errorf("baseline: unknown baseline method %q", m)
 }
 
 // Metrics are a representation's scores under the paper's protocol, in
@@ -154,7 +154,7 @@ func Run(g *corpus.Graph, s *corpus.Split, m Method) (*Result, error) {
 	start := time.Now()
 	v, err := Embed(g, s, m)
 	if err != nil {
-		return nil, fmt.Errorf("baseline %s: %w", m, err)
+		return nil, err
 	}
 	met := Evaluate(g, s, v, metrics.DefaultK)
 	return &Result{Method: m, Vectors: v, Metrics: met, Elapsed: time.Since(start)}, nil

@@ -1,6 +1,7 @@
 package baseline
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -113,17 +114,17 @@ func FitLDA(g *corpus.Graph, s *corpus.Split, opt LDAOptions) (*LDAResult, error
 		opt.Topics = DefaultLDATopics
 	}
 	if len(s.Train) == 0 {
-		return nil, fmt.Errorf("lda: the split has no training documents")
+		return nil, errors.New("baseline: lda: the split has no training documents")
 	}
 	bow := g.BoW()
 	V, T := len(g.Vocab), opt.Topics
 	m, err := lda.Fit(bagRows{bow, s.Train}, V, T, lda.Options{MaxIter: opt.Iter, Seed: opt.Seed})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("baseline: %w", err) // "baseline: lda: ..."
 	}
 	theta, err := m.Transform(bagRows{bow, nil})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("baseline: %w", err)
 	}
 	beta := toFloat32(m.Beta())
 	res := &LDAResult{Model: m, Theta: denseRows(theta, T), Beta: beta, ThetaTest: toFloat32(rowsOf(theta, T, s.Test))}
@@ -133,7 +134,7 @@ func FitLDA(g *corpus.Graph, s *corpus.Split, opt LDAOptions) (*LDAResult, error
 	observed, heldOut := metrics.CompletionSplit(metrics.Subset(g, s.Test), metrics.CompletionSeed)
 	half, err := m.Transform(bagRows{g.WithDocs(s.Test, observed).BoW(), s.Test})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("baseline: %w", err)
 	}
 	res.ThetaCompletion = toFloat32(half)
 	res.Scores.LogPerplexityCompletion = metrics.PerplexityExponent(res.ThetaCompletion, beta, T, heldOut)
@@ -146,7 +147,7 @@ func RunLDA(g *corpus.Graph, s *corpus.Split, opt LDAOptions) (*Result, error) {
 	start := time.Now()
 	r, err := FitLDA(g, s, opt)
 	if err != nil {
-		return nil, fmt.Errorf("baseline %s: %w", LDAMethod, err)
+		return nil, err // "baseline: lda: ..."
 	}
 	met := Evaluate(g, s, r.Theta, metrics.DefaultK)
 	return &Result{Method: LDAMethod, Vectors: r.Theta, Metrics: met, Topics: &r.Scores, Elapsed: time.Since(start)}, nil

@@ -33,7 +33,7 @@ func TFIDF(g *corpus.Graph, s *corpus.Split) *Vectors {
 
 // ErrNoWordVectors is returned by MeanWordVectors for a corpus without word
 // vectors.
-var ErrNoWordVectors = errors.New("the dataset has no word vectors (word_embeddings_glove_300d.txt)")
+var ErrNoWordVectors = errors.New("baseline: the dataset has no word vectors (word_embeddings_glove_300d.txt)")
 
 // MeanWordVectors returns each document's mean word vector (N,WordDim): the
 // average over its tokens (a repeated word counts each time) of the rows of

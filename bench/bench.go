@@ -219,6 +219,13 @@ func Run(o Options) (Result, error) {
 	if !slices.Contains(names, active) {
 		names = append([]string{active}, names...)
 	}
+	if o.Model != nil {
+		// Checked before anything is measured; modelRun's errors then come
+		// from the model, and the wrapping below names the package once.
+		if err := o.Model.check(); err != nil {
+			return r, err
+		}
+	}
 	defer tensor.UseBLAS(active)
 	for _, name := range names { // all known before anything is measured
 		if err := tensor.UseBLAS(name); err != nil {
@@ -269,7 +276,7 @@ func Run(o Options) (Result, error) {
 	}
 	m, err := modelRun(model.Default(), *o.Model, o.MinRuns, o.MinTime, now)
 	if err != nil {
-		return r, fmt.Errorf("model benchmark: %w", err)
+		return r, fmt.Errorf("bench: model benchmark: %w", err)
 	}
 	r.ModelStepDocsPerSec, r.ModelStepGFLOPS, r.EmbedDocsPerSec = m.StepDocsPerSec, m.StepGFLOPS, m.EmbedDocsPerS
 	r.ModelStepRatio = m.StepGFLOPS / r.SgemmGFLOPS

@@ -197,3 +197,17 @@ func BenchmarkModelEmbed(b *testing.B) {
 		})
 	}
 }
+
+// TestSetupErrors: a setup the model benchmark cannot build is refused by
+// NewModelBench and, before anything is measured, by Run, with one
+// "bench: " prefix either way.
+func TestSetupErrors(t *testing.T) {
+	s := ModelSetup{Docs: 64, Vocab: 200, MeanLength: 20, Degree: 4, BatchLinks: 8, MaxNbrs: 8, EmbedBatch: 16, NewDocs: 0, Seed: 2}
+	const want = "bench: 0 new documents to embed, want at least 1"
+	if _, err := NewModelBench(model.Default(), s); err == nil || err.Error() != want {
+		t.Errorf("NewModelBench: err = %v, want %q", err, want)
+	}
+	if _, err := Run(Options{Model: &s}); err == nil || err.Error() != want {
+		t.Errorf("Run: err = %v, want %q", err, want)
+	}
+}

@@ -12,7 +12,7 @@ import (
 func threadClock() (clock, error) {
 	var ts unix.Timespec
 	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
-		return nil, fmt.Errorf("reading the thread's CPU time: %w", err)
+		return nil, fmt.Errorf("bench: reading the thread's CPU time: %w", err)
 	}
 	return func() time.Duration {
 		var ts unix.Timespec

@@ -5,5 +5,5 @@ package bench
 import "errors"
 
 func threadClock() (clock, error) {
-	return nil, errors.New("measuring in thread CPU time needs Linux")
+	return nil, errors.New("bench: measuring in thread CPU time needs Linux")
 }

@@ -53,21 +53,29 @@ type ModelBench struct {
 	docs []int32
 }
 
+// check reports a setup NewModelBench cannot build.
+func (s ModelSetup) check() error {
+	if s.NewDocs < 1 {
+		return fmt.Errorf("bench: %d new documents to embed, want at least 1", s.NewDocs)
+	}
+	return nil
+}
+
 // NewModelBench builds cfg (Vocab and NumLabels are set from the corpus)
 // on a synthetic corpus drawn from s, a training batch of s.BatchLinks
 // links, and fills the neighbour cache as an epoch start would
 // (RefreshNeighbors over every document). Step reads the neighbours from
 // the cache, as the trainer's default nesting does.
 func NewModelBench(cfg model.Config, s ModelSetup) (*ModelBench, error) {
-	if s.NewDocs < 1 {
-		return nil, fmt.Errorf("bench: %d new documents to embed, want at least 1", s.NewDocs)
+	if err := s.check(); err != nil {
+		return nil, err
 	}
 	sc := synth.Default()
 	sc.Docs, sc.Vocab, sc.MeanLength, sc.Seed = s.Docs, s.Vocab, s.MeanLength, s.Seed
 	sc.Links = s.Docs * s.Degree / 2
 	g, _, err := synth.Generate(sc)
 	if err != nil {
-		return nil, fmt.Errorf("bench corpus: %w", err)
+		return nil, fmt.Errorf("bench: corpus: %w", err)
 	}
 	cfg.Vocab = len(g.Vocab)
 	cfg.NumLabels = g.NumLabels()

@@ -215,7 +215,7 @@ func (e *MismatchError) Error() string {
 	if e.Want.Source != "" {
 		src = " (" + e.Want.Source + ")"
 	}
-	return fmt.Sprintf("not the corpus the model was trained on%s: %s", src, strings.Join(parts, "; "))
+	return fmt.Sprintf("corpus: not the corpus the model was trained on%s: %s", src, strings.Join(parts, "; "))
 }
 
 // Check returns nil when got is the corpus f records, or a *MismatchError

@@ -61,7 +61,8 @@ func addSharedSeeds(f *testing.F, file string, n int, extra ...any) {
 	}
 }
 
-// checkParseError fails unless err is a *ParseError naming file.
+// checkParseError fails unless err is a *ParseError whose message starts
+// with the package's prefix, once, and the file name.
 func checkParseError(t *testing.T, err error, file string) {
 	t.Helper()
 	var pe *ParseError
@@ -71,8 +72,8 @@ func checkParseError(t *testing.T, err error, file string) {
 	if pe.File != file || pe.Line < 0 || pe.Err == nil {
 		t.Fatalf("ParseError %+v does not name file %q with a line >= 0 and a cause", pe, file)
 	}
-	if !strings.HasPrefix(pe.Error(), file) {
-		t.Fatalf("message %q does not start with the file name", pe.Error())
+	if !strings.HasPrefix(pe.Error(), prefix+file) {
+		t.Fatalf("message %q does not start with %q and the file name", pe.Error(), prefix)
 	}
 }
 

@@ -165,15 +165,15 @@ func parseJSONL(r io.Reader, file string, topt TokenizerOptions) (*Graph, error)
 	}
 	n := len(ids)
 	if n == 0 {
-		return nil, &ParseError{File: file, Err: fmt.Errorf("%w: no documents", ErrEmpty)}
+		return nil, parseErrorf(file, 0, "%w: no documents", ErrEmpty)
 	}
 
 	g := &Graph{DocIDs: ids}
 	var keep []int32
 	g.Vocab, keep = selectVocab(termStr, df, n, topt)
 	if len(g.Vocab) == 0 {
-		return nil, &ParseError{File: file, Err: fmt.Errorf("%w: no word survives the tokenizer's limits (%d distinct words before limits; min-df %d, max-df %g, max-vocab %d)",
-			ErrEmpty, len(termStr), topt.MinDF, topt.MaxDF, topt.MaxVocab)}
+		return nil, parseErrorf(file, 0, "%w: no word survives the tokenizer's limits (%d distinct words before limits; min-df %d, max-df %g, max-vocab %d)",
+			ErrEmpty, len(termStr), topt.MinDF, topt.MaxDF, topt.MaxVocab)
 	}
 	// Rewrite term ids as word ids in place, dropping pruned words.
 	g.DocPtr = make([]int64, n+1)
@@ -189,7 +189,7 @@ func parseJSONL(r io.Reader, file string, topt TokenizerOptions) (*Graph, error)
 	}
 	g.Tokens = slices.Clip(tokens[:out])
 	if out == 0 {
-		return nil, &ParseError{File: file, Err: fmt.Errorf("%w: no words in any document", ErrEmpty)}
+		return nil, parseErrorf(file, 0, "%w: no words in any document", ErrEmpty)
 	}
 
 	pairs := make([][2]int32, len(linkTo))

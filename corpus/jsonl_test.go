@@ -76,7 +76,8 @@ func TestParseJSONL(t *testing.T) {
 
 func TestParseJSONLErrors(t *testing.T) {
 	for _, tc := range []struct {
-		name, in, want string
+		name, in string
+		want     string // the whole message after "corpus: "
 	}{
 		{"invalid JSON", `{"id": "a", "text": "x y"}` + "\n" + `{"id": "b", "text": }`,
 			"in.jsonl:2: invalid JSON: invalid character '}' looking for beginning of value"},
@@ -98,8 +99,8 @@ func TestParseJSONLErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := parseJSONL(strings.NewReader(tc.in), "in.jsonl", TokenizerOptions{})
-			if err == nil || err.Error() != tc.want {
-				t.Fatalf("error\n got %v\nwant %s", err, tc.want)
+			if err == nil || err.Error() != prefix+tc.want {
+				t.Fatalf("error\n got %v\nwant %s", err, prefix+tc.want)
 			}
 			var pe *ParseError
 			if !errors.As(err, &pe) {

@@ -49,15 +49,15 @@ func Load(path string, opt LoadOptions) (*Graph, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%s: no such file or folder (expected a dataset folder or a .jsonl file)", path)
+			return nil, fmt.Errorf("corpus: %s: no such file or folder (expected a dataset folder or a .jsonl file)", path)
 		}
-		return nil, err
+		return nil, fmt.Errorf("corpus: %w", err)
 	}
 	if fi.IsDir() {
 		return LoadFolder(path, opt)
 	}
 	if !isJSONL(path) {
-		return nil, fmt.Errorf("%s: not a dataset folder or a JSON Lines file (.jsonl)", path)
+		return nil, fmt.Errorf("corpus: %s: not a dataset folder or a JSON Lines file (.jsonl)", path)
 	}
 	return LoadJSONL(path, opt)
 }
@@ -77,7 +77,7 @@ func Load(path string, opt LoadOptions) (*Graph, error) {
 // is a *ParseError naming the file and, where there is one, the line.
 func LoadFolder(dir string, opt LoadOptions) (*Graph, error) {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("%s: not a dataset folder (expected %s, %s, %s)", dir, ContentsFile, LinksFile, VocabFile)
+		return nil, fmt.Errorf("corpus: %s: not a dataset folder (expected %s, %s, %s)", dir, ContentsFile, LinksFile, VocabFile)
 	}
 	g := &Graph{Name: filepath.Base(filepath.Clean(dir))}
 	path := func(name string) string { return filepath.Join(dir, name) }

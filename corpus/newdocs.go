@@ -39,7 +39,7 @@ type NewDocs struct {
 func ReadNewDocs(path string, g *Graph) (*NewDocs, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("corpus: %w", err)
 	}
 	defer f.Close()
 	return readNewDocs(path, f, g)
@@ -55,7 +55,7 @@ func readNewDocs(name string, r io.Reader, g *Graph) (*NewDocs, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+			return nil, &ParseError{File: name, Line: lr.line + 1, Err: err}
 		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
@@ -68,7 +68,7 @@ func readNewDocs(name string, r io.Reader, g *Graph) (*NewDocs, error) {
 		lines = append(lines, lr.line)
 	}
 	if len(docs) == 0 {
-		return nil, fmt.Errorf("%s: no documents", name)
+		return nil, parseErrorf(name, 0, "no documents")
 	}
 	nd, err := g.ResolveNewDocs(docs, false)
 	var de *NewDocError
@@ -93,13 +93,18 @@ type UnknownLink struct {
 	ID  string
 }
 
-// NewDocError is a problem with the new document at index Doc.
+// NewDocError is a problem with the new document at index Doc. Err names
+// the problem alone, for a caller that says where the document came from;
+// the message reads "corpus: new document DOC: PROBLEM".
 type NewDocError struct {
 	Doc int
 	Err error
 }
 
-func (e *NewDocError) Error() string { return fmt.Sprintf("new document %d: %v", e.Doc, e.Err) }
+func (e *NewDocError) Error() string {
+	return fmt.Sprintf("%snew document %d: %s", prefix, e.Doc, problem(e.Err))
+}
+
 func (e *NewDocError) Unwrap() error { return e.Err }
 
 // ResolveNewDocs maps new documents into g: their text tokenized into g's

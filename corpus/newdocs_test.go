@@ -51,7 +51,10 @@ func TestReadNewDocs(t *testing.T) {
 }
 
 func TestReadNewDocsErrors(t *testing.T) {
-	cases := []struct{ in, want string }{
+	cases := []struct {
+		in   string
+		want string // how the message starts after "corpus: "
+	}{
 		{`{"id": "a", "text": "x", "links": ["zz"]}`, `new.jsonl:1: link names document "zz"`},
 		{"{\"id\": \"a\", \"text\": \"x\"}\n{\"id\": \"a\", \"text\": \"y\"}", `new.jsonl:2: duplicate id "a"`},
 		{`{"id": "a"}`, `new.jsonl:1: document "a" has no "text"`},
@@ -59,7 +62,7 @@ func TestReadNewDocsErrors(t *testing.T) {
 		{`{"id": 1.5, "text": "x"}`, `new.jsonl:1: id: want a string or an integer`},
 		{`not json`, `new.jsonl:1: invalid JSON`},
 		{``, `new.jsonl: no documents`},
-		{`{"id": "a", "text": "x", "links": ["2"]}`, `link names document "2"`},
+		{`{"id": "a", "text": "x", "links": ["2"]}`, `new.jsonl:1: link names document "2"`},
 		{`{"id": "1", "text": "x"}`, `new.jsonl:1: id "1" reads as document 1 of the corpus`},
 		{`{"id": 0, "text": "x"}`, `new.jsonl:1: id "0" reads as document 0 of the corpus`},
 		{`{"id": "a", "text": "x", "lnks": []}`, `new.jsonl:1: invalid JSON: json: unknown field "lnks"`},
@@ -67,8 +70,8 @@ func TestReadNewDocsErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, err := readNewDocs("new.jsonl", strings.NewReader(c.in), tinyKnown())
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%q: error %v, want %q", c.in, err, c.want)
+		if err == nil || !strings.HasPrefix(err.Error(), prefix+c.want) {
+			t.Errorf("%q: error %v, want %q...", c.in, err, prefix+c.want)
 		}
 		var pe *ParseError
 		if err != nil && strings.Contains(c.want, ":1:") && !errors.As(err, &pe) {
@@ -141,7 +144,7 @@ func TestResolveNewDocsDropUnknown(t *testing.T) {
 	}
 	_, err = tinyKnown().ResolveNewDocs(docs, false)
 	var de *NewDocError
-	if !errors.As(err, &de) || de.Doc != 0 || !strings.Contains(err.Error(), `"nope"`) {
+	if !errors.As(err, &de) || de.Doc != 0 || !strings.HasPrefix(err.Error(), prefix+"new document 0: ") || !strings.Contains(err.Error(), `"nope"`) {
 		t.Errorf("strict: error %v, want a NewDocError for document 0 naming \"nope\"", err)
 	}
 	for _, bad := range [][]NewDoc{{{ID: "", Text: "x"}}, {{ID: "a"}, {ID: "a"}}} {

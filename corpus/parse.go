@@ -46,7 +46,7 @@ func parseVocab(r io.Reader, file string) ([]string, error) {
 		return nil, err
 	}
 	if len(words) == 0 {
-		return nil, &ParseError{File: file, Err: errors.New("empty vocabulary")}
+		return nil, parseErrorf(file, 0, "empty vocabulary")
 	}
 	return words, nil
 }
@@ -80,10 +80,10 @@ func parseContents(r io.Reader, file string, vocabSize int) (tokens []int32, doc
 		return nil, nil, err
 	}
 	if len(docPtr) == 1 {
-		return nil, nil, &ParseError{File: file, Err: fmt.Errorf("%w: no documents", ErrEmpty)}
+		return nil, nil, parseErrorf(file, 0, "%w: no documents", ErrEmpty)
 	}
 	if len(tokens) == 0 {
-		return nil, nil, &ParseError{File: file, Err: fmt.Errorf("%w: %d documents but no words", ErrEmpty, len(docPtr)-1)}
+		return nil, nil, parseErrorf(file, 0, "%w: %d documents but no words", ErrEmpty, len(docPtr)-1)
 	}
 	return tokens, docPtr, nil
 }
@@ -152,7 +152,7 @@ func parseLabels(r io.Reader, file string, numDocs int) ([]int32, error) {
 		return nil, err
 	}
 	if len(labels) != numDocs {
-		return nil, &ParseError{File: file, Err: fmt.Errorf("%d labels for %d documents (one label per line of contents.txt)", len(labels), numDocs)}
+		return nil, parseErrorf(file, 0, "%d labels for %d documents (one label per line of contents.txt)", len(labels), numDocs)
 	}
 	return labels, nil
 }
@@ -179,7 +179,7 @@ func parseLabelNames(r io.Reader, file string) ([]string, error) {
 		return nil, err
 	}
 	if len(names) == 0 {
-		return nil, &ParseError{File: file, Err: errors.New("no label names")}
+		return nil, parseErrorf(file, 0, "no label names")
 	}
 	return names, nil
 }
@@ -234,7 +234,7 @@ func parseEmbeddings(r io.Reader, file string, vocabSize, dim int) ([]float32, e
 		return nil, err
 	}
 	if rows := len(vec) / dim; rows != vocabSize {
-		return nil, &ParseError{File: file, Err: fmt.Errorf("%d rows for %d vocabulary words (one row per line of voc.txt)", rows, vocabSize)}
+		return nil, parseErrorf(file, 0, "%d rows for %d vocabulary words (one row per line of voc.txt)", rows, vocabSize)
 	}
 	return vec, nil
 }

@@ -33,7 +33,7 @@ func TestParseErrors(t *testing.T) {
 		name  string
 		parse parser
 		in    string
-		want  string // the whole message; "" means success
+		want  string // the whole message after "corpus: "; "" means success
 	}{
 		{"contents ok, CRLF and no final newline", contents(3), "0 1\r\n2\t2\r\n\r\n1", ""},
 		{"contents not an integer", contents(3), "0 1\n2 two\n", `contents.txt:2: token "two" is not an integer word id`},
@@ -88,8 +88,8 @@ func TestParseErrors(t *testing.T) {
 				return
 			case err == nil:
 				t.Fatalf("no error, want %q", tc.want)
-			case err.Error() != tc.want:
-				t.Fatalf("error\n got %q\nwant %q", err.Error(), tc.want)
+			case err.Error() != prefix+tc.want:
+				t.Fatalf("error\n got %q\nwant %q", err.Error(), prefix+tc.want)
 			}
 			var pe *ParseError
 			if !errors.As(err, &pe) {
@@ -172,8 +172,10 @@ func TestLoadFolderFileProblems(t *testing.T) {
 		t.Run("missing "+f, func(t *testing.T) {
 			dir := copyTiny(t, f)
 			_, err := LoadFolder(dir, LoadOptions{})
-			if !errors.Is(err, ErrMissingFile) || !strings.Contains(err.Error(), filepath.Join(dir, f)) {
-				t.Fatalf("error %v, want missing %s", err, f)
+			// ErrMissingFile carries the prefix too; the message carries it once.
+			want := prefix + filepath.Join(dir, f) + ": missing required file"
+			if !errors.Is(err, ErrMissingFile) || !strings.HasPrefix(err.Error(), want) {
+				t.Fatalf("error %v, want %q...", err, want)
 			}
 		})
 	}
@@ -199,7 +201,7 @@ func TestLoadFolderFileProblems(t *testing.T) {
 		dir := copyTiny(t, "")
 		os.WriteFile(filepath.Join(dir, LabelNamesFile), []byte("only\n"), 0o644)
 		_, err := LoadFolder(dir, LoadOptions{})
-		want := filepath.Join(dir, LabelsFile) + ":3: label 1 has no name (" + filepath.Join(dir, LabelNamesFile) + " names labels 0 to 0)"
+		want := prefix + filepath.Join(dir, LabelsFile) + ":3: label 1 has no name (" + filepath.Join(dir, LabelNamesFile) + " names labels 0 to 0)"
 		if err == nil || err.Error() != want {
 			t.Fatalf("error %v, want %s", err, want)
 		}

@@ -26,11 +26,11 @@ func DefaultTokenizer() TokenizerOptions {
 func (o TokenizerOptions) check() error {
 	switch {
 	case o.MinDF < 0:
-		return fmt.Errorf("tokenizer: minimum document frequency %d is negative", o.MinDF)
+		return fmt.Errorf("corpus: tokenizer: minimum document frequency %d is negative", o.MinDF)
 	case o.MaxDF < 0 || o.MaxDF > 1:
-		return fmt.Errorf("tokenizer: maximum document frequency %g is not a fraction in (0, 1] (0 for no limit)", o.MaxDF)
+		return fmt.Errorf("corpus: tokenizer: maximum document frequency %g is not a fraction in (0, 1] (0 for no limit)", o.MaxDF)
 	case o.MaxVocab < 0:
-		return fmt.Errorf("tokenizer: maximum vocabulary size %d is negative", o.MaxVocab)
+		return fmt.Errorf("corpus: tokenizer: maximum vocabulary size %d is negative", o.MaxVocab)
 	}
 	return nil
 }

@@ -27,10 +27,10 @@ import (
 // valid UTF-8, no line breaks, no surrounding spaces or tabs.
 func WriteFolder(g *Graph, dir string) error {
 	if err := checkWritable(g); err != nil {
-		return fmt.Errorf("write %s: %w", dir, err)
+		return fmt.Errorf("corpus: write %s: %w", dir, err)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+		return fmt.Errorf("corpus: %w", err)
 	}
 	path := func(name string) string { return filepath.Join(dir, name) }
 
@@ -67,7 +67,7 @@ func WriteFolder(g *Graph, dir string) error {
 			continue
 		}
 		if err := os.Remove(path(o.name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("remove stale %s: %w", path(o.name), err)
+			return fmt.Errorf("corpus: remove stale %s: %w", path(o.name), err)
 		}
 	}
 	return nil
@@ -75,7 +75,8 @@ func WriteFolder(g *Graph, dir string) error {
 
 // checkWritable verifies what the written files depend on, so that
 // WriteFolder fails before writing anything rather than leaving a folder
-// that LoadFolder rejects.
+// that LoadFolder rejects. Its errors name the problem; WriteFolder adds
+// the prefix and the folder.
 func checkWritable(g *Graph) error {
 	n := g.NumDocs()
 	if n < 1 || g.DocPtr[0] != 0 || g.DocPtr[n] != int64(len(g.Tokens)) {

@@ -169,8 +169,8 @@ func TestWriteFolderErrors(t *testing.T) {
 			tc.edit(g)
 			dir := filepath.Join(t.TempDir(), "out")
 			err := corpus.WriteFolder(g, dir)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("err = %v, want one containing %q", err, tc.want)
+			if err == nil || !strings.HasPrefix(err.Error(), "corpus: write "+dir+": ") || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want one naming the folder and containing %q", err, tc.want)
 			}
 			if _, err := os.Stat(dir); !os.IsNotExist(err) {
 				t.Error("a rejected graph created the folder")

@@ -102,7 +102,8 @@ func nonNil(s []int32) []int32 {
 // ParseRecord reads one line of RecordsFile and checks it against meta:
 // a non-empty id, index, word ids and link indices in range, no link to
 // itself, Layers·Width finite states. Errors name the problem (and the id
-// when it was read), not the file and line.
+// when it was read), not the package, the file or the line: the caller
+// reports them where it read the line.
 func ParseRecord(line []byte, meta *Meta) (*Record, error) {
 	var rj recordJSON
 	dec := json.NewDecoder(bytes.NewReader(line))
@@ -150,23 +151,24 @@ func ParseRecord(line []byte, meta *Meta) (*Record, error) {
 	return r, nil
 }
 
-// ReadMeta reads and checks MetaFile's content (name is for errors).
+// ReadMeta reads and checks MetaFile's content (name is for errors, which
+// read "corpusstates: NAME: PROBLEM").
 func ReadMeta(r io.Reader, name string) (*Meta, error) {
 	var m Meta
 	dec := json.NewDecoder(r)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&m); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, fmt.Errorf("corpusstates: %s: %w", name, err)
 	}
 	switch {
 	case m.Format != Format:
-		return nil, fmt.Errorf("%s: format %q, want %q", name, m.Format, Format)
+		return nil, fmt.Errorf("corpusstates: %s: format %q, want %q", name, m.Format, Format)
 	case m.Docs < 1 || m.Width < 1 || m.Layers < 0:
-		return nil, fmt.Errorf("%s: %d documents, %d layers of width %d", name, m.Docs, m.Layers, m.Width)
+		return nil, fmt.Errorf("corpusstates: %s: %d documents, %d layers of width %d", name, m.Docs, m.Layers, m.Width)
 	case len(m.Vocab) == 0:
-		return nil, fmt.Errorf("%s: no vocabulary", name)
+		return nil, fmt.Errorf("corpusstates: %s: no vocabulary", name)
 	case len(m.WeightsSHA256) != 64:
-		return nil, fmt.Errorf("%s: weights_sha256 %q is not a SHA-256", name, m.WeightsSHA256)
+		return nil, fmt.Errorf("corpusstates: %s: weights_sha256 %q is not a SHA-256", name, m.WeightsSHA256)
 	}
 	return &m, nil
 }
@@ -187,11 +189,8 @@ const exportChunk = 4096
 // Write writes the records of every document of g under m to w, in
 // document order, computing own-text states batch documents at a time.
 func Write(w io.Writer, m *model.Model, g *corpus.Graph, batch int) error {
-	if m.IDF == nil {
-		return errors.New("corpus states: the model's weights carry no idf")
-	}
-	if m.Cfg.FeatureHops > 0 && m.LSA == nil {
-		return errors.New("corpus states: the model reads hop features and its weights carry no basis for them")
+	if err := checkModel(m); err != nil {
+		return err
 	}
 	layers := StateLayers(m)
 	// Hop features (HopWidth floats a document) are propagated over the
@@ -245,30 +244,45 @@ func Write(w io.Writer, m *model.Model, g *corpus.Graph, batch int) error {
 	return bw.Flush()
 }
 
+// checkModel reports what m lacks to compute states.
+func checkModel(m *model.Model) error {
+	if m.IDF == nil {
+		return errors.New("corpusstates: the model's weights carry no idf")
+	}
+	if m.Cfg.FeatureHops > 0 && m.LSA == nil {
+		return errors.New("corpusstates: the model reads hop features and its weights carry no basis for them")
+	}
+	return nil
+}
+
 // Export writes MetaFile and RecordsFile into dir (usually the model's
 // directory), each atomically, the records first: m is the model loaded
 // from modelDir (whose weights file's SHA-256 ties the states to it), g
 // the corpus it was trained on.
 func Export(dir, modelDir string, m *model.Model, g *corpus.Graph, batch int) error {
 	if len(g.Vocab) != m.Cfg.Vocab {
-		return fmt.Errorf("corpus states: the corpus has %d words, the model %d", len(g.Vocab), m.Cfg.Vocab)
+		return fmt.Errorf("corpusstates: the corpus has %d words, the model %d", len(g.Vocab), m.Cfg.Vocab)
+	}
+	// Checked before writing, so that what fails later is the writing.
+	if err := checkModel(m); err != nil {
+		return err
 	}
 	sum, err := model.SavedWeightsSHA256(modelDir)
 	if err != nil {
-		return fmt.Errorf("corpus states: %w", err)
+		return fmt.Errorf("corpusstates: %w", err)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("corpus states: %w", err)
+		return fmt.Errorf("corpusstates: %w", err)
 	}
 	if err := atomicfile.WriteFile(filepath.Join(dir, RecordsFile), func(w io.Writer) error {
 		return Write(w, m, g, batch)
 	}); err != nil {
-		return fmt.Errorf("corpus states: %w", err)
+		return fmt.Errorf("corpusstates: %w", err)
 	}
 	meta := Meta{Format: Format, Docs: g.NumDocs(), Layers: StateLayers(m), Width: m.Cfg.Width,
 		LineNumberIDs: g.DocIDs == nil, WeightsSHA256: sum, Vocab: g.Vocab}
 	if err := atomicfile.WriteJSON(filepath.Join(dir, MetaFile), meta); err != nil {
-		return fmt.Errorf("corpus states: %w", err)
+		return fmt.Errorf("corpusstates: %w", err)
 	}
 	return nil
 }

@@ -292,7 +292,7 @@ func TestReadMetaErrors(t *testing.T) {
 		{`{"format": "` + Format + `", "docs": 1, "layers": 1, "width": 2, "vocab": ["a"], "weights_sha256": "x"}`, "not a SHA-256"},
 		{`{"format": "` + Format + `", "size": 3}`, "unknown field"},
 	} {
-		if _, err := ReadMeta(strings.NewReader(tc.in), "m.json"); err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "m.json") {
+		if _, err := ReadMeta(strings.NewReader(tc.in), "m.json"); err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "corpusstates: m.json: ") {
 			t.Errorf("%s: error %v, want %q", tc.in, err, tc.want)
 		}
 	}

@@ -79,7 +79,7 @@ func Files(name string) ([]File, error) {
 		}
 	}
 	if fs == nil {
-		return nil, fmt.Errorf("unknown dataset %q (known: %s)", name, strings.Join(Names(), ", "))
+		return nil, fmt.Errorf("dataset: unknown dataset %q (known: %s)", name, strings.Join(Names(), ", "))
 	}
 	return fs, nil
 }
@@ -110,11 +110,11 @@ func (d *Downloader) logf(format string, a ...any) {
 // files already there with the right hash are skipped, the others are
 // downloaded, verified and written atomically. Nothing unverified is left
 // behind: a hash mismatch, HTTP error or short body fails that file before
-// anything is renamed into place.
+// anything is renamed into place. Errors read "dataset: PATH: PROBLEM".
 func (d *Downloader) Fetch(ctx context.Context, dir string, files []File) error {
 	for _, f := range files {
 		if err := d.fetch(ctx, dir, f); err != nil {
-			return fmt.Errorf("%s: %w", f.Path, err)
+			return fmt.Errorf("dataset: %s: %w", f.Path, err)
 		}
 	}
 	return nil

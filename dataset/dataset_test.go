@@ -147,6 +147,9 @@ func TestFetch(t *testing.T) {
 			if tc.wantErr == nil && err != nil {
 				t.Fatalf("unexpected error: %v", err)
 			}
+			if err != nil && !strings.HasPrefix(err.Error(), "dataset: "+tc.file.Path+": ") {
+				t.Errorf("err = %v, want it to start with the package and the file", err)
+			}
 			for _, s := range tc.wantErr {
 				if err == nil || !strings.Contains(err.Error(), s) {
 					t.Fatalf("err = %v, want one containing %q", err, s)

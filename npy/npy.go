@@ -98,15 +98,23 @@ func numElems(shape []int) (int, error) {
 	return n, nil
 }
 
-// Encode writes data with the given shape to w in .npy v1.0 format. It is
-// an error if the shape's element count differs from len(data).
-func Encode[T Elem](w io.Writer, shape []int, data []T) error {
-	n, err := numElems(shape)
+// checkData reports a shape that does not hold n elements.
+func checkData(shape []int, n int) error {
+	want, err := numElems(shape)
 	if err != nil {
 		return fmt.Errorf("npy: %w", err)
 	}
-	if n != len(data) {
-		return fmt.Errorf("npy: shape %v holds %d elements, data has %d", shape, n, len(data))
+	if want != n {
+		return fmt.Errorf("npy: shape %v holds %d elements, data has %d", shape, want, n)
+	}
+	return nil
+}
+
+// Encode writes data with the given shape to w in .npy v1.0 format. It is
+// an error if the shape's element count differs from len(data).
+func Encode[T Elem](w io.Writer, shape []int, data []T) error {
+	if err := checkData(shape, len(data)); err != nil {
+		return err
 	}
 	if err := WriteHeader[T](w, shape); err != nil {
 		return err
@@ -153,8 +161,28 @@ func WriteHeader[T Elem](w io.Writer, shape []int) error {
 // Write writes data with the given shape to path atomically: readers see
 // the old file or the complete new one, never a partial array.
 func Write[T Elem](path string, shape []int, data []T) error {
-	return atomicfile.WriteFile(path, func(w io.Writer) error { return Encode(w, shape, data) })
+	// Checked first, so that what can fail inside is the writing.
+	if err := checkData(shape, len(data)); err != nil {
+		return &fileError{path, err}
+	}
+	if err := atomicfile.WriteFile(path, func(w io.Writer) error { return Encode(w, shape, data) }); err != nil {
+		return fmt.Errorf("npy: %w", err)
+	}
+	return nil
 }
+
+// fileError is a problem with the file path: "npy: PATH: PROBLEM", where
+// the problem's own "npy: " is not repeated.
+type fileError struct {
+	path string
+	err  error
+}
+
+func (e *fileError) Error() string {
+	return "npy: " + e.path + ": " + strings.TrimPrefix(e.err.Error(), "npy: ")
+}
+
+func (e *fileError) Unwrap() error { return e.err }
 
 // Array is a decoded array: Data is []float32, []int32 or []float64 in C
 // order, whatever the file's byte order or memory order was.
@@ -327,12 +355,12 @@ func fortranToC[T Elem](src []T, shape []int) []T {
 func Read(path string) (*Array, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("npy: %w", err)
 	}
 	defer f.Close()
 	a, err := Decode(f)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, &fileError{path, err}
 	}
 	return a, nil
 }
@@ -346,7 +374,7 @@ func ReadAs[T Elem](path string) (data []T, shape []int, err error) {
 	}
 	d, ok := a.Data.([]T)
 	if !ok {
-		return nil, nil, fmt.Errorf("%s: npy: dtype %s, want %s", path, a.Descr, descrOf[T]())
+		return nil, nil, fmt.Errorf("npy: %s: dtype %s, want %s", path, a.Descr, descrOf[T]())
 	}
 	return d, a.Shape, nil
 }

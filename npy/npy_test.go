@@ -308,3 +308,37 @@ func TestWriteHeaderThenRows(t *testing.T) {
 		t.Errorf("shape (2, -1): error %v, %d bytes written", err, empty.Len())
 	}
 }
+
+// TestFileErrors: an error about a file reads "npy: PATH: PROBLEM", with
+// the prefix once.
+func TestFileErrors(t *testing.T) {
+	dir := t.TempDir()
+	notNpy := filepath.Join(dir, "not.npy")
+	if err := os.WriteFile(notNpy, []byte("hello, world"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ints := filepath.Join(dir, "ints.npy")
+	if err := Write(ints, []int{2}, []int32{7, 8}); err != nil {
+		t.Fatal(err)
+	}
+	short := filepath.Join(dir, "short.npy")
+	for _, tc := range []struct {
+		name string
+		run  func() error
+		want string
+	}{
+		{"not a .npy file", func() error { _, err := Read(notNpy); return err },
+			"npy: " + notNpy + `: not a .npy file (bad magic "hello,")`},
+		{"another dtype", func() error { _, _, err := ReadAs[float32](ints); return err },
+			"npy: " + ints + ": dtype <i4, want <f4"},
+		{"data short of the shape", func() error { return Write(short, []int{3}, []float32{1, 2}) },
+			"npy: " + short + ": shape [3] holds 3 elements, data has 2"},
+	} {
+		if err := tc.run(); err == nil || err.Error() != tc.want {
+			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	if _, err := os.Stat(short); !os.IsNotExist(err) {
+		t.Errorf("a rejected Write left %s: %v", short, err)
+	}
+}

@@ -6,6 +6,7 @@ package outputs
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -176,7 +177,7 @@ func WriteTopicsText(w io.Writer, topics []Topic, opt TextOptions) error {
 		}
 	}
 	if root < 0 {
-		return fmt.Errorf("topics: no root among %d topics", len(topics))
+		return fmt.Errorf("outputs: no root among %d topics", len(topics))
 	}
 	bw := bufio.NewWriter(w)
 	stack := []int{root}
@@ -185,7 +186,7 @@ func WriteTopicsText(w io.Writer, topics []Topic, opt TextOptions) error {
 		i := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		if seen[i] {
-			return fmt.Errorf("topics: topic %d is reached twice", topics[i].ID)
+			return fmt.Errorf("outputs: topic %d is reached twice", topics[i].ID)
 		}
 		seen[i] = true
 		t := topics[i]
@@ -193,7 +194,7 @@ func WriteTopicsText(w io.Writer, topics []Topic, opt TextOptions) error {
 		for c := len(t.Children) - 1; c >= 0; c-- {
 			j, ok := byID[t.Children[c]]
 			if !ok {
-				return fmt.Errorf("topics: topic %d lists child %d, which is not among the topics", t.ID, t.Children[c])
+				return fmt.Errorf("outputs: topic %d lists child %d, which is not among the topics", t.ID, t.Children[c])
 			}
 			stack = append(stack, j)
 		}
@@ -245,17 +246,24 @@ func Write(dir string, m *model.Model, seed uint64, g *corpus.Graph, in *model.I
 	if err := writeJSON(filepath.Join(dir, TopicsFile), topics); err != nil {
 		return err
 	}
+	// Rendered first (a few kilobytes), so that a problem with the topics
+	// is reported as it is, not inside atomicfile's write error.
+	var text bytes.Buffer
+	if err := WriteTopicsText(&text, topics, TextOptions{}); err != nil {
+		return err
+	}
 	if err := atomicfile.WriteFile(filepath.Join(dir, TopicsTextFile), func(w io.Writer) error {
-		return WriteTopicsText(w, topics, TextOptions{})
+		_, err := w.Write(text.Bytes())
+		return err
 	}); err != nil {
-		return fmt.Errorf("topics.txt: %w", err)
+		return fmt.Errorf("outputs: %w", err) // atomicfile's error names the file
 	}
 	n := g.NumDocs()
 	if err := npy.Write(filepath.Join(dir, EmbeddingsFile), []int{n, res.Emb.Width + 1}, res.Emb.Points); err != nil {
-		return fmt.Errorf("%s: %w", EmbeddingsFile, err)
+		return fmt.Errorf("outputs: %w", err) // npy's error names the file
 	}
 	if err := npy.Write(filepath.Join(dir, ThetaFile), []int{n, res.Emb.Topics}, res.Emb.Theta); err != nil {
-		return fmt.Errorf("%s: %w", ThetaFile, err)
+		return fmt.Errorf("outputs: %w", err)
 	}
 	met.Test, met.Topics = res.Test, res.Topics
 	return WriteMetrics(filepath.Join(dir, MetricsFile), met)
@@ -267,7 +275,7 @@ func Write(dir string, m *model.Model, seed uint64, g *corpus.Graph, in *model.I
 func WriteMetrics(path string, met Metrics) error {
 	notes, err := UndefinedNotes(met)
 	if err != nil {
-		return fmt.Errorf("%s: %w", filepath.Base(path), err)
+		return fmt.Errorf("outputs: %s: %w", filepath.Base(path), err)
 	}
 	met.Notes = append(met.Notes, notes...)
 	return writeJSON(path, met)
@@ -358,7 +366,7 @@ func writeJSON(path string, v any) error {
 		})
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", filepath.Base(path), err)
+		return fmt.Errorf("outputs: %s: %w", filepath.Base(path), err)
 	}
 	return nil
 }

@@ -446,7 +446,7 @@ func TestWriteTopicsTextByLift(t *testing.T) {
 		}
 	}
 	topics[0].Children = []int{4, 9}
-	if err := outputs.WriteTopicsText(io.Discard, topics, outputs.TextOptions{}); err == nil || !strings.Contains(err.Error(), "child 9") {
+	if err := outputs.WriteTopicsText(io.Discard, topics, outputs.TextOptions{}); err == nil || !strings.HasPrefix(err.Error(), "outputs: topic 0 lists child 9") {
 		t.Errorf("a missing child: error %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package plots
 
 import (
+	"bytes"
 	"fmt"
 	"image/color"
 	"io"
@@ -69,7 +70,16 @@ func (f *Figure) Save(base string) error {
 	}
 	for _, format := range []string{"png", "svg"} {
 		path := base + "." + format
-		if err := atomicfile.WriteFile(path, func(w io.Writer) error { return f.Render(w, format) }); err != nil {
+		// Rendered first, so that what atomicfile reports is its writing
+		// alone and the message names this package once.
+		var img bytes.Buffer
+		if err := f.Render(&img, format); err != nil {
+			return err
+		}
+		if err := atomicfile.WriteFile(path, func(w io.Writer) error {
+			_, err := w.Write(img.Bytes())
+			return err
+		}); err != nil {
 			return fmt.Errorf("plots: %w", err)
 		}
 	}

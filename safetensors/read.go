@@ -12,6 +12,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"unsafe"
 
 	"github.com/gtformer/gtformer/tensor"
@@ -31,16 +32,18 @@ type FormatError struct {
 }
 
 func (e *FormatError) Error() string {
+	// Err may be ErrNotFound, which carries the prefix too: print it once.
+	msg := strings.TrimPrefix(e.Err.Error(), "safetensors: ")
 	if e.Tensor != "" {
-		return fmt.Sprintf("safetensors: %s: tensor %q: %v", e.File, e.Tensor, e.Err)
+		return fmt.Sprintf("safetensors: %s: tensor %q: %s", e.File, e.Tensor, msg)
 	}
-	return fmt.Sprintf("safetensors: %s: %v", e.File, e.Err)
+	return fmt.Sprintf("safetensors: %s: %s", e.File, msg)
 }
 
 func (e *FormatError) Unwrap() error { return e.Err }
 
 // ErrNotFound is wrapped by accessor errors for a name the file lacks.
-var ErrNotFound = errors.New("no such tensor")
+var ErrNotFound = errors.New("safetensors: no such tensor")
 
 // info is one validated header entry; begin and end index File.data.
 type info struct {

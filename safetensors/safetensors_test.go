@@ -65,7 +65,8 @@ func TestHandWrittenFile(t *testing.T) {
 	if _, _, err := f.Float32("ids"); err == nil {
 		t.Error("Float32 of an I32 tensor: want an error")
 	}
-	if _, _, err := f.Float32("nope"); !errors.Is(err, ErrNotFound) {
+	// ErrNotFound carries the prefix too; the message carries it once.
+	if _, _, err := f.Float32("nope"); !errors.Is(err, ErrNotFound) || err.Error() != `safetensors: hand: tensor "nope": no such tensor` {
 		t.Errorf("Float32(nope): err = %v, want ErrNotFound", err)
 	}
 

@@ -158,7 +158,7 @@ func choosePath(want string, paths func() []*blasPath, goWhy func() string) (*bl
 			}
 			names = append(names, p.name)
 		}
-		err = fmt.Errorf("%s=%q: want auto, go or one of the paths available here: %s", envBLAS, want, strings.Join(names, ", "))
+		err = fmt.Errorf("tensor: %s=%q: want auto, go or one of the paths available here: %s", envBLAS, want, strings.Join(names, ", "))
 	}
 	p := paths()[0]
 	if p == goPaths[0] {
@@ -225,7 +225,7 @@ func loadLib(name string) (p *blasPath, last bool, goWhy string, err error) {
 	case name != "":
 		lib, err = blaslib.Open(name)
 		if err != nil {
-			return nil, false, envBLASLib + " did not load", fmt.Errorf("%s: %w", envBLASLib, err)
+			return nil, false, envBLASLib + " did not load", fmt.Errorf("tensor: %s: %w", envBLASLib, err)
 		}
 	case !blaslib.Supported:
 		return nil, false, "this build does not load OpenBLAS", nil

@@ -210,7 +210,7 @@ func (r *rbuf) done(what string) error {
 		r.err = fmt.Errorf("%d bytes left over", len(r.b))
 	}
 	if r.err != nil {
-		return fmt.Errorf("decode %s: %w", what, r.err)
+		return fmt.Errorf("embedpipe: decode %s: %w", what, r.err)
 	}
 	return nil
 }

@@ -47,7 +47,7 @@ func (p *partWriter) close() error {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", p.path, err)
+		return fmt.Errorf("embedpipe: %s: %w", p.path, err)
 	}
 	return nil
 }
@@ -85,7 +85,7 @@ func (f *writePartsFn) create(ctx context.Context, shard int64, ext string) (*pa
 	path := joinPath(f.Dir, ShardName(f.Prefix, int(shard), f.Shards, ext)) + partSuffix + tmpSuffix()
 	wc, err := f.fs.OpenWrite(ctx, path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("embedpipe: %s: %w", path, err)
 	}
 	return &partWriter{path: path, wc: wc, bw: bufio.NewWriterSize(wc, 1<<16)}, nil
 }
@@ -116,7 +116,7 @@ func (f *writePartsFn) ProcessElement(ctx context.Context, r result, _ func(int6
 	w.lines.bw.Write(append(line, '\n'))
 	if f.NPY {
 		if len(r.Point) != f.Width {
-			return fmt.Errorf("row of %q has %d values, want %d", r.ID, len(r.Point), f.Width)
+			return fmt.Errorf("embedpipe: row of %q has %d values, want %d", r.ID, len(r.Point), f.Width)
 		}
 		f.rowBuf = f.rowBuf[:0]
 		for _, v := range r.Point {

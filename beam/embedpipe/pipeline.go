@@ -69,12 +69,12 @@ type Plan struct {
 func Prepare(ctx context.Context, o Options) (*Plan, error) {
 	switch {
 	case o.Input == "" || o.Model == "" || o.Out == "":
-		return nil, errors.New("the input pattern, the model directory and the output directory are required")
+		return nil, errors.New("embedpipe: the input pattern, the model directory and the output directory are required")
 	case o.Rounds < 1 || o.MaxNbrs < 1 || o.Batch < 1 || o.Shards < 1 || o.DeadShards < 1 || o.TopK < 1:
-		return nil, fmt.Errorf("rounds, max neighbours, batch, shards, dead-letter shards and top topics must be positive, got %d, %d, %d, %d, %d, %d",
+		return nil, fmt.Errorf("embedpipe: rounds, max neighbours, batch, shards, dead-letter shards and top topics must be positive, got %d, %d, %d, %d, %d, %d",
 			o.Rounds, o.MaxNbrs, o.Batch, o.Shards, o.DeadShards, o.TopK)
 	case o.Waves < 1 || o.Waves > maxWaves:
-		return nil, fmt.Errorf("waves must be 1 to %d, got %d", maxWaves, o.Waves)
+		return nil, fmt.Errorf("embedpipe: waves must be 1 to %d, got %d", maxWaves, o.Waves)
 	}
 	if o.States == "" {
 		o.States = o.Model
@@ -82,13 +82,13 @@ func Prepare(ctx context.Context, o Options) (*Plan, error) {
 	p := &Plan{Options: o}
 	files, err := list(ctx, o.Input)
 	if err != nil {
-		return nil, fmt.Errorf("input %s: %w", o.Input, err)
+		return nil, fmt.Errorf("embedpipe: input %s: %w", o.Input, err)
 	}
 	if len(files) == 0 {
-		return nil, fmt.Errorf("input %s: no file matches", o.Input)
+		return nil, fmt.Errorf("embedpipe: input %s: no file matches", o.Input)
 	}
 	if int64(len(files)) >= fileLimit {
-		return nil, fmt.Errorf("input %s: %d files, at most %d", o.Input, len(files), fileLimit-1)
+		return nil, fmt.Errorf("embedpipe: input %s: %d files, at most %d", o.Input, len(files), fileLimit-1)
 	}
 	p.Files = files
 
@@ -99,7 +99,7 @@ func Prepare(ctx context.Context, o Options) (*Plan, error) {
 	p.FeatureHops, p.HopWidth = m.Cfg.FeatureHops, m.HopWidth()
 	if p.FeatureHops > 0 {
 		if p.HopWidth == 0 {
-			return nil, fmt.Errorf("%s: the model reads hop features and its weights carry no basis for them", o.Model)
+			return nil, fmt.Errorf("embedpipe: %s: the model reads hop features and its weights carry no basis for them", o.Model)
 		}
 		p.HopDim = p.HopWidth / (p.FeatureHops + 1)
 	}
@@ -111,7 +111,7 @@ func Prepare(ctx context.Context, o Options) (*Plan, error) {
 	p.StateLayers, p.Width = corpusstates.StateLayers(m), m.Cfg.Width
 	p.CorpusDocs, p.LineNumberIDs = int64(meta.Docs), meta.LineNumberIDs
 	if len(meta.Vocab) != m.Cfg.Vocab || meta.Width != p.Width || meta.Layers != p.StateLayers {
-		return nil, fmt.Errorf("%s: %d words, %d layers of width %d; the model has %d words, %d layers of width %d",
+		return nil, fmt.Errorf("embedpipe: %s: %d words, %d layers of width %d; the model has %d words, %d layers of width %d",
 			metaPath, len(meta.Vocab), meta.Layers, meta.Width, m.Cfg.Vocab, p.StateLayers, p.Width)
 	}
 	sum, err := sha256Of(ctx, joinPath(o.Model, model.WeightsFile))
@@ -119,7 +119,7 @@ func Prepare(ctx context.Context, o Options) (*Plan, error) {
 		return nil, err
 	}
 	if sum != meta.WeightsSHA256 {
-		return nil, fmt.Errorf("%s: the states were computed with other weights than %s holds: export them again (gtformer embed --model %s --data PATH --export-states DIR)",
+		return nil, fmt.Errorf("embedpipe: %s: the states were computed with other weights than %s holds: export them again (gtformer embed --model %s --data PATH --export-states DIR)",
 			metaPath, joinPath(o.Model, model.WeightsFile), o.Model)
 	}
 
@@ -137,10 +137,10 @@ func Prepare(ctx context.Context, o Options) (*Plan, error) {
 	for _, pattern := range []string{EmbeddingsPrefix + "-*", DeadLettersPrefix + "-*", TopicCountsFile} {
 		found, err := list(ctx, joinPath(o.Out, pattern))
 		if err != nil {
-			return nil, fmt.Errorf("output %s: %w", o.Out, err)
+			return nil, fmt.Errorf("embedpipe: output %s: %w", o.Out, err)
 		}
 		if len(found) > 0 {
-			return nil, fmt.Errorf("output %s already holds %s: give an empty output directory, or remove them", o.Out, found[0])
+			return nil, fmt.Errorf("embedpipe: output %s already holds %s: give an empty output directory, or remove them", o.Out, found[0])
 		}
 	}
 	return p, nil
@@ -165,17 +165,17 @@ func list(ctx context.Context, pattern string) ([]string, error) {
 func sha256Of(ctx context.Context, path string) (string, error) {
 	fs, err := filesystem.New(ctx, path)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("embedpipe: %w", err)
 	}
 	defer fs.Close()
 	r, err := fs.OpenRead(ctx, path)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("embedpipe: %w", err)
 	}
 	defer r.Close()
 	sum, err := model.WeightsSHA256(r)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
+		return "", fmt.Errorf("embedpipe: %s: %w", path, err)
 	}
 	return sum, nil
 }

@@ -1038,8 +1038,9 @@ func TestPrepareRefuses(t *testing.T) {
 		if tc.name == "no states" {
 			tc.o.States = filepath.Join(dir, "nostates")
 		}
-		if _, err := embedpipe.Prepare(context.Background(), tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: %v, want an error with %q", tc.name, err, tc.want)
+		_, err := embedpipe.Prepare(context.Background(), tc.o)
+		if err == nil || !strings.HasPrefix(err.Error(), "embedpipe: ") || strings.Count(err.Error(), "embedpipe: ") != 1 || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error starting \"embedpipe: \" once, with %q", tc.name, err, tc.want)
 		}
 	}
 }

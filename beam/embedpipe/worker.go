@@ -60,20 +60,20 @@ func loadModel(ctx context.Context, dir string) (*model.Model, error) {
 	}
 	tmp, err := os.MkdirTemp("", "gtformer-model-")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("embedpipe: %w", err)
 	}
 	defer os.RemoveAll(tmp)
 	for _, name := range []string{model.ConfigFile, model.TreeFile, model.WeightsFile} {
 		if err := copyToLocal(ctx, joinPath(dir, name), filepath.Join(tmp, name)); err != nil {
-			return nil, fmt.Errorf("load model: %w", err)
+			return nil, fmt.Errorf("embedpipe: load model: %w", err)
 		}
 	}
 	m, _, err := model.Load(tmp)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
+		return nil, fmt.Errorf("embedpipe: %s: %w", dir, err)
 	}
 	if m.IDF == nil {
-		return nil, fmt.Errorf("%s: the weights carry no idf buffer", dir)
+		return nil, fmt.Errorf("embedpipe: %s: the weights carry no idf buffer", dir)
 	}
 	if shared.models == nil {
 		shared.models = map[string]*model.Model{}
@@ -114,11 +114,11 @@ func loadMeta(ctx context.Context, dir string) (*vocabMeta, error) {
 	path := joinPath(dir, corpusstates.MetaFile)
 	raw, err := readAll(ctx, path)
 	if err != nil {
-		return nil, fmt.Errorf("corpus states: %w (write them with gtformer embed --model DIR --data PATH --export-states DIR)", err)
+		return nil, fmt.Errorf("embedpipe: corpus states: %w (write them with gtformer embed --model DIR --data PATH --export-states DIR)", err)
 	}
 	meta, err := corpusstates.ReadMeta(bytes.NewReader(raw), path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("embedpipe: %w", err)
 	}
 	vm := &vocabMeta{Meta: meta, vocab: make(map[string]int32, len(meta.Vocab))}
 	for i, w := range meta.Vocab {

@@ -78,17 +78,18 @@ func tmpSuffix() string {
 
 // publish writes a file through Beam's filesystem layer so that it is
 // never seen half-written: into a temporary name beside it, then renamed
-// over it. A retried bundle rewrites it whole.
+// over it. A retried bundle rewrites it whole. Its errors read
+// "embedpipe: PATH: PROBLEM"; write's errors are the problem alone.
 func publish(ctx context.Context, path string, write func(w io.Writer) error) error {
 	fs, err := filesystem.New(ctx, path)
 	if err != nil {
-		return err
+		return fmt.Errorf("embedpipe: %w", err)
 	}
 	defer fs.Close()
 	tmp := path + tmpSuffix()
 	wc, err := fs.OpenWrite(ctx, tmp)
 	if err != nil {
-		return fmt.Errorf("%s: %w", tmp, err)
+		return fmt.Errorf("embedpipe: %s: %w", tmp, err)
 	}
 	bw := bufio.NewWriterSize(wc, 1<<20)
 	werr := write(bw)
@@ -102,10 +103,10 @@ func publish(ctx context.Context, path string, write func(w io.Writer) error) er
 		if rm, ok := fs.(filesystem.Remover); ok {
 			rm.Remove(ctx, tmp)
 		}
-		return fmt.Errorf("%s: %w", path, werr)
+		return fmt.Errorf("embedpipe: %s: %w", path, werr)
 	}
 	if err := filesystem.Rename(ctx, fs, tmp, path); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("embedpipe: %s: %w", path, err)
 	}
 	return nil
 }
@@ -185,7 +186,7 @@ func (f *writeCountsFn) ProcessElement(ctx context.Context, _ int64, _ func(*int
 	for pairs(&p) {
 		id := int(p.Key / 2)
 		if !tree.Has(id) {
-			return fmt.Errorf("topic counts: topic %d is not in the model's tree", id)
+			return fmt.Errorf("embedpipe: topic counts: topic %d is not in the model's tree", id)
 		}
 		if p.Key%2 == 0 {
 			counts[tree.Row(id)].Top += p.Count

@@ -119,7 +119,7 @@ func TestBLASSettingErrors(t *testing.T) {
 	}
 	for _, tc := range []struct{ env, want string }{
 		{"GTFORMER_BLAS=fastest", `GTFORMER_BLAS="fastest": want auto, go or one of`},
-		{"GTFORMER_BLAS_LIB=/nonexistent/libnothing.so", "GTFORMER_BLAS_LIB: loading /nonexistent/libnothing.so"},
+		{"GTFORMER_BLAS_LIB=/nonexistent/libnothing.so", "tensor: GTFORMER_BLAS_LIB: blaslib: loading /nonexistent/libnothing.so"},
 	} {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestBLASSettingErrors$")
 		cmd.Env = append(os.Environ(), "GTFORMER_TEST_CHILD=1", "GTFORMER_BLAS=", "GTFORMER_BLAS_LIB=", tc.env)

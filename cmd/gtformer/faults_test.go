@@ -280,7 +280,7 @@ func TestModelKnowsItsCorpus(t *testing.T) {
 		{"eval without --data", []string{"eval", "--model", dir}, 2, []string{"documents: 300 documents, here 1500", "vocabulary: ", "--allow-different-corpus"}},
 		{"eval with one more document", []string{"eval", "--model", dir, "--data", shifted}, 2, []string{"documents: 300 documents, here 301", "split: 240/24/60 training/validation/test documents, here 240/24/61"}},
 		{"eval with other tokenizer flags", []string{"eval", "--model", dir, "--data", data, "--min-df", "1"}, 2, []string{"settings: --min-df 2, here 1"}},
-		{"eval allowed another corpus", []string{"eval", "--model", dir, "--data", shifted, "--allow-different-corpus"}, 0, []string{"note (--allow-different-corpus): not the corpus"}},
+		{"eval allowed another corpus", []string{"eval", "--model", dir, "--data", shifted, "--allow-different-corpus"}, 0, []string{"note (--allow-different-corpus): corpus: not the corpus"}},
 		{"eval k beyond the training documents", []string{"eval", "--model", dir, "--data", data, "--k", "10000"}, 2, []string{"--k 10000: the kNN classifier is fitted on the 240 training documents"}},
 		{"embed with one more document", []string{"embed", "--model", dir, "--data", shifted, "--out", emb}, 2, []string{"documents: 300 documents, here 301"}},
 		{"embed with another split", []string{"embed", "--model", dir, "--data", data, "--split", "random", "--out", emb}, 0, nil},

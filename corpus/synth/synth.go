@@ -55,9 +55,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
-	"sort"
-	"strconv"
 
 	"github.com/gtformer/gtformer/corpus"
 )
@@ -122,30 +119,30 @@ func (c Config) NumTopics() int {
 func (c Config) Validate() error {
 	switch {
 	case c.Docs < 2 || c.Docs > MaxDocs:
-		return fmt.Errorf("documents must be between 2 and %d, got %d", MaxDocs, c.Docs)
+		return fmt.Errorf("synth: documents must be between 2 and %d, got %d", MaxDocs, c.Docs)
 	case c.Depth < 2 || c.Depth > MaxDepth:
-		return fmt.Errorf("depth must be between 2 (root and one level) and %d, got %d", MaxDepth, c.Depth)
+		return fmt.Errorf("synth: depth must be between 2 (root and one level) and %d, got %d", MaxDepth, c.Depth)
 	case c.Branching < 2 || c.Branching > MaxBranching:
-		return fmt.Errorf("branching must be between 2 and %d, got %d", MaxBranching, c.Branching)
+		return fmt.Errorf("synth: branching must be between 2 and %d, got %d", MaxBranching, c.Branching)
 	case c.MeanLength < 1:
-		return fmt.Errorf("mean document length must be at least 1, got %d", c.MeanLength)
+		return fmt.Errorf("synth: mean document length must be at least 1, got %d", c.MeanLength)
 	case c.Links < 0:
-		return fmt.Errorf("links must be non-negative, got %d", c.Links)
+		return fmt.Errorf("synth: links must be non-negative, got %d", c.Links)
 	}
 	t := c.NumTopics()
 	if t > MaxTopics {
-		return fmt.Errorf("depth %d and branching %d make %d topics, more than %d", c.Depth, c.Branching, t, MaxTopics)
+		return fmt.Errorf("synth: depth %d and branching %d make %d topics, more than %d", c.Depth, c.Branching, t, MaxTopics)
 	}
 	if c.Vocab < 3*t || c.Vocab > MaxVocab {
-		return fmt.Errorf("vocabulary must be between %d (3 words per topic for %d topics) and %d, got %d", 3*t, t, MaxVocab, c.Vocab)
+		return fmt.Errorf("synth: vocabulary must be between %d (3 words per topic for %d topics) and %d, got %d", 3*t, t, MaxVocab, c.Vocab)
 	}
 	if float64(c.Docs)*float64(c.MeanLength)*1.1 > MaxTokens {
-		return fmt.Errorf("%d documents of mean length %d exceed %d tokens", c.Docs, c.MeanLength, MaxTokens)
+		return fmt.Errorf("synth: %d documents of mean length %d exceed %d tokens", c.Docs, c.MeanLength, MaxTokens)
 	}
 	// Links are drawn mostly inside leaves; ask for at most a quarter of all
 	// possible pairs so that rejection of repeats stays cheap.
 	if maxLinks := float64(c.Docs) * float64(c.Docs-1) / 8; float64(c.Links) > maxLinks {
-		return fmt.Errorf("%d links is too dense for %d documents (at most %d)", c.Links, c.Docs, int64(maxLinks))
+		return fmt.Errorf("synth: %d links is too dense for %d documents (at most %d)", c.Links, c.Docs, int64(maxLinks))
 	}
 	return nil
 }
@@ -238,7 +235,7 @@ func zipfWeights(n int, out []float64) []float64 {
 // invariants (sorted unique links, adjacency built) and is named "builtin".
 func Generate(cfg Config) (*corpus.Graph, *Truth, error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, nil, fmt.Errorf("synth: %w", err)
+		return nil, nil, err
 	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x5eed_c0de_9e37_79b9))
 	tr := newTree(cfg)
@@ -249,7 +246,7 @@ func Generate(cfg Config) (*corpus.Graph, *Truth, error) {
 	tr.drawDocs(rng, cfg, leafProb, g)
 	links, err := drawLinks(rng, cfg, tr, tr.truth.Leaf)
 	if err != nil {
-		return nil, nil, fmt.Errorf("synth: %w", err)
+		return nil, nil, err
 	}
 	g.SetLinks(links)
 
@@ -262,344 +259,4 @@ func Generate(cfg Config) (*corpus.Graph, *Truth, error) {
 		g.LabelNames[b] = tr.truth.Names[b+1]
 	}
 	return g, tr.truth, nil
-}
-
-// tree holds the planted topics while generating.
-type tree struct {
-	truth     *Truth
-	themes    []*theme // per topic; nil when unthemed
-	firstLeaf int32    // leaves are topics firstLeaf..T-1
-}
-
-func newTree(cfg Config) *tree {
-	T := cfg.NumTopics()
-	tr := &tree{truth: &Truth{Depth: cfg.Depth, Branching: cfg.Branching, Vocab: cfg.Vocab,
-		Parent: make([]int32, T), Level: make([]int32, T), Names: make([]string, T), Words: make([][]int32, T)},
-		themes: make([]*theme, T)}
-	t := tr.truth
-	t.Parent[0], t.Names[0], tr.themes[0] = -1, general.name, &general
-	pos := []string{""} // dotted child-index path, for unthemed names
-	next := 1
-	for k := 0; next < T; k++ {
-		for c := 0; c < cfg.Branching; c++ {
-			id := next
-			next++
-			t.Parent[id], t.Level[id] = int32(k), t.Level[k]+1
-			var subs []theme
-			switch {
-			case k == 0:
-				subs = fields
-			case tr.themes[k] != nil:
-				subs = tr.themes[k].subs
-			}
-			p := strconv.Itoa(c + 1)
-			if pos[k] != "" {
-				p = pos[k] + "." + p
-			}
-			pos = append(pos, p)
-			name := "topic-" + p
-			if c < len(subs) {
-				tr.themes[id] = &subs[c]
-				name = subs[c].name
-			}
-			if k != 0 {
-				name = t.Names[k] + "/" + name
-			}
-			t.Names[id] = name
-		}
-	}
-	tr.firstLeaf = int32(T - pow(cfg.Branching, cfg.Depth-1))
-	return tr
-}
-
-func pow(b, e int) int {
-	p := 1
-	for range e {
-		p *= b
-	}
-	return p
-}
-
-// assignWords gives each topic its block of words (see the package
-// documentation), sorts the vocabulary, and records each topic's word ids.
-func (tr *tree) assignWords(V int) []string {
-	t := tr.truth
-	T := len(t.Parent)
-	used := make(map[string]bool, V)
-	owned := make([][]string, T)
-	for k := 0; k < T; k++ {
-		quota := V / T
-		if k < V%T {
-			quota++
-		}
-		owned[k] = tr.wordsFor(k, quota, used)
-	}
-	vocab := make([]string, 0, V)
-	for _, ws := range owned {
-		vocab = append(vocab, ws...)
-	}
-	sort.Strings(vocab)
-	id := make(map[string]int32, V)
-	for i, w := range vocab {
-		id[w] = int32(i)
-	}
-	for k, ws := range owned {
-		t.Words[k] = make([]int32, len(ws))
-		for r, w := range ws {
-			t.Words[k][r] = id[w]
-		}
-	}
-	return vocab
-}
-
-// wordsFor returns n unused words for topic k: its list, then compounds.
-func (tr *tree) wordsFor(k, n int, used map[string]bool) []string {
-	out := make([]string, 0, n)
-	take := func(w string) bool {
-		if !used[w] {
-			used[w] = true
-			out = append(out, w)
-		}
-		return len(out) == n
-	}
-	if th := tr.themes[k]; th != nil {
-		for _, w := range th.words {
-			if take(w) {
-				return out
-			}
-		}
-	}
-	// Compound base: the word lists on the path, own list first.
-	var base []string
-	for a := int32(k); a >= 0; a = tr.truth.Parent[a] {
-		if th := tr.themes[a]; th != nil {
-			base = append(base, th.words...)
-		}
-	}
-	m := len(base)
-	for d := 1; d < m; d++ {
-		for i := 0; i < m; i++ {
-			if take(base[i] + "-" + base[(i+d)%m]) {
-				return out
-			}
-		}
-	}
-	for num := 2; ; num++ {
-		for d := 1; d < m; d++ {
-			for i := 0; i < m; i++ {
-				if take(base[i] + "-" + base[(i+d)%m] + "-" + strconv.Itoa(num)) {
-					return out
-				}
-			}
-		}
-	}
-}
-
-// leafWeights draws child weights for every non-leaf topic and returns the
-// probability of each leaf (product along its path), indexed by leaf-firstLeaf.
-func (tr *tree) leafWeights(rng *rand.Rand) []float64 {
-	t := tr.truth
-	T := len(t.Parent)
-	B := t.Branching
-	mass := make([]float64, T)
-	mass[0] = 1
-	alpha := make([]float64, B)
-	for i := range alpha {
-		alpha[i] = branchAlpha
-	}
-	w := make([]float64, B)
-	for k := 0; k < int(tr.firstLeaf); k++ {
-		dirichlet(rng, alpha, w)
-		first := 1 + k*B // breadth-first numbering
-		for c := 0; c < B; c++ {
-			mass[first+c] = mass[k] * w[c]
-		}
-	}
-	return mass[tr.firstLeaf:]
-}
-
-// drawDocs draws each document's leaf, level mixture and length, then its
-// tokens, filling g.DocPtr, g.Tokens and the truth.
-func (tr *tree) drawDocs(rng *rand.Rand, cfg Config, leafProb []float64, g *corpus.Graph) {
-	t := tr.truth
-	N, D := cfg.Docs, cfg.Depth
-	nLeaves := len(leafProb)
-	scratch := make([]int32, 2*max(nLeaves, cfg.Vocab))
-	leaves := newAliasTable(nLeaves)
-	leaves.build(0, leafProb, scratch[:nLeaves], scratch[nLeaves:2*nLeaves])
-
-	t.Leaf = make([]int32, N)
-	t.Mix = make([]float32, N*D)
-	g.DocPtr = make([]int64, N+1)
-	mu := math.Log(float64(cfg.MeanLength)) - lengthSigma*lengthSigma/2
-	maxLen := 20 * cfg.MeanLength
-	alpha := make([]float64, D)
-	delta := make([]float64, D)
-	for i := 0; i < N; i++ {
-		t.Leaf[i] = tr.firstLeaf + int32(leaves.sample(rng, 0, nLeaves))
-		s := -1.5 + 4*rng.Float64()
-		sum := 0.0
-		for l := range alpha {
-			alpha[l] = math.Exp(s * float64(l) / float64(D-1))
-			sum += alpha[l]
-		}
-		for l := range alpha {
-			alpha[l] *= mixConcentration / sum
-		}
-		dirichlet(rng, alpha, delta)
-		for l, x := range delta {
-			t.Mix[i*D+l] = float32(x)
-		}
-		n := int(math.Round(math.Exp(mu + lengthSigma*rng.NormFloat64())))
-		n = min(max(n, 1), maxLen)
-		g.DocPtr[i+1] = g.DocPtr[i] + int64(n)
-	}
-
-	// Word samplers: one alias window per topic over its own words.
-	T := len(t.Parent)
-	wordOff := make([]int, T+1)
-	for k := range T {
-		wordOff[k+1] = wordOff[k] + len(t.Words[k])
-	}
-	words := newAliasTable(wordOff[T])
-	var z []float64
-	for k := range T {
-		n := len(t.Words[k])
-		z = zipfWeights(n, z)
-		words.build(wordOff[k], z, scratch[:n], scratch[n:2*n])
-	}
-
-	g.Tokens = make([]int32, g.DocPtr[N])
-	path := make([]int32, D)
-	cum := make([]float32, D)
-	V := uint64(cfg.Vocab)
-	for i := 0; i < N; i++ {
-		for k, l := t.Leaf[i], D-1; l >= 0; k, l = t.Parent[k], l-1 {
-			path[l] = k
-		}
-		c := float32(0)
-		for l := range cum {
-			c += t.Mix[i*D+l]
-			cum[l] = c
-		}
-		cum[D-1] = 2 // the last level takes the rest, whatever the rounding
-		for p := g.DocPtr[i]; p < g.DocPtr[i+1]; p++ {
-			r := rng.Uint64()
-			u := float32(uint32(r)) * (1.0 / (1 << 32))
-			if u < Leak {
-				g.Tokens[p] = int32((r >> 32) * V >> 32)
-				continue
-			}
-			u = (u - Leak) / (1 - Leak) // reuse the uniform for the level
-			l := 0
-			for u >= cum[l] {
-				l++
-			}
-			k := path[l]
-			n := wordOff[k+1] - wordOff[k]
-			g.Tokens[p] = t.Words[k][words.sample(rng, wordOff[k], n)]
-		}
-	}
-}
-
-// drawLinks draws cfg.Links distinct undirected links (see the package
-// documentation).
-func drawLinks(rng *rand.Rand, cfg Config, tr *tree, leaf []int32) ([][2]int32, error) {
-	N := cfg.Docs
-	if cfg.Links == 0 {
-		return nil, nil
-	}
-	nLeaves := len(tr.truth.Parent) - int(tr.firstLeaf)
-	B := cfg.Branching
-	leavesPerBranch := nLeaves / B
-
-	// Documents ordered by leaf (counting sort); leaves of a branch are
-	// contiguous, so leaf and branch groups are windows of one order.
-	leafStart := make([]int, nLeaves+1)
-	for _, l := range leaf {
-		leafStart[int(l-tr.firstLeaf)+1]++
-	}
-	for j := 0; j < nLeaves; j++ {
-		leafStart[j+1] += leafStart[j]
-	}
-	order := make([]int32, N)
-	pos := make([]int32, N) // document -> index in order
-	fill := slices.Clone(leafStart[:nLeaves])
-	for i, l := range leaf {
-		j := int(l - tr.firstLeaf)
-		order[fill[j]] = int32(i)
-		pos[i] = int32(fill[j])
-		fill[j]++
-	}
-	fill = nil
-
-	// Activities are i.i.d., so they are drawn directly in order's order.
-	act := make([]float64, N)
-	for k := range act {
-		act[k] = math.Exp(activitySigma * rng.NormFloat64())
-	}
-	small := make([]int32, N)
-	large := make([]int32, N)
-	global := newAliasTable(N)
-	global.build(0, act, small, large)
-	byLeaf := newAliasTable(N)
-	for j := 0; j < nLeaves; j++ {
-		if a, b := leafStart[j], leafStart[j+1]; b > a {
-			byLeaf.build(a, act[a:b], small, large)
-		}
-	}
-	byBranch := newAliasTable(N)
-	for br := 0; br < B; br++ {
-		a, b := leafStart[br*leavesPerBranch], leafStart[(br+1)*leavesPerBranch]
-		if b > a {
-			byBranch.build(a, act[a:b], small, large)
-		}
-	}
-	act, small, large = nil, nil, nil
-
-	seen := make(map[uint64]struct{}, cfg.Links)
-	links := make([][2]int32, 0, cfg.Links)
-	maxAttempts := 50*int64(cfg.Links) + 10_000
-	for attempts := int64(0); len(links) < cfg.Links; attempts++ {
-		if attempts == maxAttempts {
-			return nil, fmt.Errorf("drew only %d distinct links of %d after %d attempts; ask for fewer links or more documents", len(links), cfg.Links, attempts)
-		}
-		// While there are at least as many links as documents, the first N
-		// links start at each document in turn, so no document is isolated
-		// (as in the citation benchmarks, where every paper cites or is
-		// cited); the rest start at documents drawn by activity.
-		var src int // index in order
-		if cfg.Links >= N && len(links) < N {
-			src = int(pos[len(links)])
-		} else {
-			src = global.sample(rng, 0, N)
-		}
-		j := int(leaf[order[src]] - tr.firstLeaf)
-		var a, b int
-		var tab *aliasTable
-		switch u := rng.Float64(); {
-		case u < PSameLeaf:
-			a, b, tab = leafStart[j], leafStart[j+1], byLeaf
-		case u < PSameLeaf+PSameBranch:
-			br := j / leavesPerBranch
-			a, b, tab = leafStart[br*leavesPerBranch], leafStart[(br+1)*leavesPerBranch], byBranch
-		default:
-			a, b, tab = 0, N, global
-		}
-		dst := a + tab.sample(rng, a, b-a)
-		x, y := order[src], order[dst]
-		if x == y {
-			continue
-		}
-		if x > y {
-			x, y = y, x
-		}
-		key := uint64(x)<<32 | uint64(y)
-		if _, dup := seen[key]; dup {
-			continue
-		}
-		seen[key] = struct{}{}
-		links = append(links, [2]int32{x, y})
-	}
-	return links, nil
 }

@@ -127,8 +127,8 @@ func TestValidateConfig(t *testing.T) {
 			c := base
 			tc.edit(&c)
 			_, _, err := Generate(c)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("err = %v, want one mentioning %q", err, tc.want)
+			if err == nil || !strings.HasPrefix(err.Error(), "synth: ") || strings.Count(err.Error(), "synth: ") != 1 || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want one starting \"synth: \" once and mentioning %q", err, tc.want)
 			}
 		})
 	}

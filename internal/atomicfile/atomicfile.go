@@ -240,7 +240,7 @@ func WriteFile(path string, write func(w io.Writer) error) (err error) {
 	}
 	defer f.Abort()
 	if err := write(f); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return fmt.Errorf("atomicfile: write %s: %w", path, err)
 	}
 	return f.Commit()
 }
@@ -249,7 +249,7 @@ func WriteFile(path string, write func(w io.Writer) error) (err error) {
 func WriteJSON(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("atomicfile: %s: %w", path, err)
 	}
 	return WriteFile(path, func(w io.Writer) error {
 		_, err := w.Write(append(b, '\n'))

@@ -59,6 +59,9 @@ func TestWriteFile(t *testing.T) {
 			if !errors.Is(err, tc.wantErr) {
 				t.Fatalf("err = %v, want %v", err, tc.wantErr)
 			}
+			if want := "atomicfile: write " + path + ": boom"; err != nil && err.Error() != want {
+				t.Errorf("err = %q, want %q", err, want)
+			}
 			got, rerr := os.ReadFile(path)
 			switch {
 			case tc.wantErr != nil && tc.old == "":

@@ -10,6 +10,7 @@ package repo
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,14 +25,14 @@ const MainModule = "github.com/gtformer/gtformer"
 func Root() (string, error) {
 	wd, err := os.Getwd()
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("repo: %w", err)
 	}
 	for d := wd; ; d = filepath.Dir(d) {
 		if modulePath(filepath.Join(d, "go.mod")) == MainModule {
 			return d, nil
 		}
 		if filepath.Dir(d) == d {
-			return "", errors.New("no go.mod of " + MainModule + " above " + wd)
+			return "", errors.New("repo: no go.mod of " + MainModule + " above " + wd)
 		}
 	}
 }

@@ -58,7 +58,7 @@ type Lib struct {
 func Open(name string) (*Lib, error) {
 	h, err := purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_LOCAL)
 	if err != nil {
-		return nil, fmt.Errorf("loading %s: %w", name, err)
+		return nil, fmt.Errorf("blaslib: loading %s: %w", name, err)
 	}
 	l := &Lib{Name: name, Path: name, handle: h}
 	sym := func(s string) uintptr {
@@ -74,7 +74,7 @@ func Open(name string) (*Lib, error) {
 			purego.RegisterFunc(&l.cblasSgemm, p)
 		} else {
 			_ = purego.Dlclose(h)
-			return nil, fmt.Errorf("%s has neither sgemm_ nor cblas_sgemm: not a BLAS library", name)
+			return nil, fmt.Errorf("blaslib: %s has neither sgemm_ nor cblas_sgemm: not a BLAS library", name)
 		}
 	}
 	if p := sym("openblas_get_config"); p != 0 {
@@ -109,7 +109,7 @@ func Open(name string) (*Lib, error) {
 // a library named by the user may have plain names.
 func checkConfig(name, config string) error {
 	if slices.Contains(strings.Fields(config), "USE64BITINT") {
-		return fmt.Errorf("%s is an OpenBLAS with 64-bit integers (%q): it needs the 32-bit integer (LP64) build", name, config)
+		return fmt.Errorf("blaslib: %s is an OpenBLAS with 64-bit integers (%q): it needs the 32-bit integer (LP64) build", name, config)
 	}
 	return nil
 }
@@ -127,7 +127,7 @@ func Find() (*Lib, error) {
 	for _, name := range Candidates {
 		l, err := Open(name)
 		if err != nil {
-			why = append(why, err.Error())
+			why = append(why, strings.TrimPrefix(err.Error(), "blaslib: ")) // the list carries the prefix once
 			continue
 		}
 		if l.OpenBLAS {
@@ -136,7 +136,7 @@ func Find() (*Lib, error) {
 		why = append(why, fmt.Sprintf("%s (%s) is not OpenBLAS", name, l.Path))
 		_ = l.Close()
 	}
-	return nil, errors.New("no OpenBLAS found: " + strings.Join(why, "; "))
+	return nil, errors.New("blaslib: no OpenBLAS found: " + strings.Join(why, "; "))
 }
 
 // SetThreads sets OpenBLAS's own thread count (a no-op for other

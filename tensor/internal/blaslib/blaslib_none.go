@@ -22,13 +22,16 @@ type Lib struct {
 	Core       string
 }
 
-var errNoLoading = errors.New("this build does not load BLAS libraries (built with -tags nodlopen, or not linux/amd64 or linux/arm64)")
+// noLoading says why nothing loads in this build.
+const noLoading = "this build does not load BLAS libraries (built with -tags nodlopen, or not linux/amd64 or linux/arm64)"
 
 // Open fails: this build cannot load libraries.
-func Open(name string) (*Lib, error) { return nil, fmt.Errorf("loading %s: %w", name, errNoLoading) }
+func Open(name string) (*Lib, error) {
+	return nil, fmt.Errorf("blaslib: loading %s: %s", name, noLoading)
+}
 
 // Find fails: this build cannot load libraries.
-func Find() (*Lib, error) { return nil, errNoLoading }
+func Find() (*Lib, error) { return nil, errors.New("blaslib: " + noLoading) }
 
 // Close does nothing.
 func (l *Lib) Close() error { return nil }
