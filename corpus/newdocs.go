@@ -206,10 +206,16 @@ func ParseID(raw json.RawMessage) (string, error) { return idString(raw) }
 // accepted and ignored, so held-out corpus records can be embedded as they
 // are; any other field is an error, and so is a line that is not valid
 // UTF-8 (JSON decoding would replace its bytes without a word). Errors
-// name the problem, not the file and line: the caller knows those.
+// name the problem, not the file and line: the caller knows those. It is
+// the one reader of a new document: `gtformer embed --new`, gtformer-beam
+// and serve's POST /v1/embed (each of its "docs" as one line) use it, so
+// they accept the same documents and refuse the same ones in the same
+// words.
 func ParseNewDocLine(line []byte) (id, text string, links []string, err error) {
-	if err := checkUTF8(line); err != nil {
-		return "", "", nil, err
+	// Not checkUTF8's advice to save a file: the line may be a document
+	// of an HTTP request (serve's POST /v1/embed reads each with this).
+	if i := invalidUTF8At(line); i < len(line) {
+		return "", "", nil, fmt.Errorf("not valid UTF-8 (byte %d of the line is 0x%02x): write the documents as UTF-8", i+1, line[i])
 	}
 	var rec struct {
 		ID    json.RawMessage   `json:"id"`
