@@ -526,7 +526,7 @@ func (ix *Index) WriteDocTopicsCSV(w io.Writer, docs []int) error {
 	}
 	cw := csv.NewWriter(w)
 	if err := cw.Write([]string{"id", "label", "top_topic", "top_theta", "path"}); err != nil {
-		return err
+		return fmt.Errorf("explore: doc-topics CSV: %w", err)
 	}
 	for _, i := range docs {
 		th := ix.theta(i)
@@ -538,11 +538,14 @@ func (ix *Index) WriteDocTopicsCSV(w io.Writer, docs []int) error {
 		}
 		rec := []string{csvsafe.Text(ix.DocID(i)), csvsafe.Text(ix.Label(i)), strconv.Itoa(top.ID), strconv.FormatFloat(top.Weight, 'f', 6, 64), strings.Join(ps, "/")}
 		if err := cw.Write(rec); err != nil {
-			return err
+			return fmt.Errorf("explore: doc-topics CSV: %w", err)
 		}
 	}
 	cw.Flush()
-	return cw.Error()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("explore: doc-topics CSV: %w", err)
+	}
+	return nil
 }
 
 // sortByDesc orders indices by their values in v, largest first (stable:

@@ -254,6 +254,7 @@ func TestSlowBodies(t *testing.T) {
 		// 200 bytes announced, 10 sent.
 		fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{\"doc\": \"1", path)
 	}
+	sent := time.Now()
 	time.Sleep(200 * time.Millisecond) // every slow request has reached its handler
 	start := time.Now()
 	embed := `{"docs":[{"id":"new","text":"a few words"}]}`
@@ -262,9 +263,11 @@ func TestSlowBodies(t *testing.T) {
 		"GET /v1/info HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
 		fmt.Sprintf("POST /v1/embed HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(embed), embed),
 	} {
+		t0 := time.Now()
 		if res := rawRequest(t, addr, req); res.code != 200 {
 			t.Errorf("%s with %d slow bodies open: %d %s", strings.Fields(req)[1], slow, res.code, res.body)
 		}
+		t.Logf("%s with %d slow bodies open: %v", strings.Fields(req)[1], slow, time.Since(t0).Round(time.Millisecond))
 	}
 	res := rawRequest(t, addr, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
 	var hl Health
@@ -280,6 +283,7 @@ func TestSlowBodies(t *testing.T) {
 			t.Errorf("slow body %d: %d %s, want 408", i, res.code, res.body)
 		}
 	}
+	t.Logf("the %d slow senders had their 408 %v after they started", slow, time.Since(sent).Round(time.Millisecond))
 }
 
 // TestHealthSaturated: with every API slot taken, /healthz says so with

@@ -3,7 +3,7 @@
 //
 // Endpoints (JSON unless noted):
 //
-//	GET  /healthz                       {"status": "ok"}
+//	GET  /healthz                       {"status": "ok" or "saturated", slots in use and limits}
 //	GET  /v1/info                       dimensions, curvature, counts, vocabulary, model hash, limits
 //	GET  /v1/tree                       {"nodes": [{id, parent, level, share, docs, children, words}]}
 //	GET  /v1/topics/{id}?limit&cursor   a topic, its children, words by weight and by lift, representative documents (paged)
