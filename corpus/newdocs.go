@@ -226,7 +226,18 @@ func ParseNewDocLine(line []byte) (id, text string, links []string, err error) {
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&rec); err != nil {
+		var typ *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &typ) && typ.Field == "":
+			return "", "", nil, fmt.Errorf(`want a JSON object {"id": ..., "text": ..., "links": [...]}, got %s`, typ.Value)
+		case errors.As(err, &typ):
+			want := map[string]string{"text": "a string", "links": "an array of ids"}[typ.Field]
+			return "", "", nil, fmt.Errorf("field %q must be %s, got %s", typ.Field, want, typ.Value)
+		}
 		return "", "", nil, fmt.Errorf("invalid JSON: %v", err)
+	}
+	if bytes.Equal(bytes.TrimSpace(line), []byte("null")) {
+		return "", "", nil, errors.New(`want a JSON object {"id": ..., "text": ..., "links": [...]}, got null`)
 	}
 	if dec.More() {
 		return "", "", nil, errors.New("invalid JSON: more than one value on the line")

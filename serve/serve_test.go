@@ -115,7 +115,7 @@ func TestEndpoints(t *testing.T) {
 		{"neighbors k text", "POST", "/v1/neighbors", `{"doc":"5","k":"3"}`, 400, `field \"k\" must be an integer, got string`},
 		{"embed label", "POST", "/v1/embed", `{"docs":[{"id":"n1","text":"` + top + `","label":"physics"}]}`, 200, `"id":"n1"`},
 		{"embed id not UTF-8", "POST", "/v1/embed", "{\"docs\":[{\"id\": \"a\xff\", \"text\": \"x\"}]}", 400, `docs[0]: not valid UTF-8 (byte 10 of the line is 0xff)`},
-		{"embed doc not object", "POST", "/v1/embed", `{"docs":[7]}`, 400, `docs[0]: invalid JSON`},
+		{"embed doc not object", "POST", "/v1/embed", `{"docs":[7]}`, 400, `docs[0]: want a JSON object {\"id\": ..., \"text\": ..., \"links\": [...]}, got number`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -135,7 +135,8 @@ func TestServeEmbedSameParser(t *testing.T) {
 		{"empty id", `{"id": "", "text": "a"}`, "id: empty"},
 		{"bad link", `{"id": "x", "text": "a", "links": [true]}`, "link: want a string or an integer"},
 		{"corpus id", `{"id": "3", "text": "a"}`, `id "3" reads as document 3 of the corpus`},
-		{"not an object", `[1]`, "invalid JSON"},
+		{"not an object", `[1]`, `want a JSON object {"id": ..., "text": ..., "links": [...]}, got array`},
+		{"text a number", `{"id": "x", "text": 3}`, `field "text" must be a string, got number`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			in := filepath.Join(tmp, strings.ReplaceAll(c.name, " ", "-")+".jsonl")
