@@ -30,6 +30,9 @@ import (
 //  5. A POST body is read whole, within Options.BodyTimeout (408 beyond),
 //     before the request takes an in-flight slot, so that slow senders
 //     hold connections but never the slots the other requests need.
+//  6. The answer is made in memory under the slot and sent after it is
+//     given back (limit's buffer), so that slow readers hold no slot
+//     either.
 
 // securityHeaders are set on every answer: no MIME sniffing, no framing,
 // and a page that loads scripts, styles and data only from this server

@@ -318,3 +318,48 @@ func TestHostName(t *testing.T) {
 		}
 	}
 }
+
+// stuckWriter is a client that stops reading: Write blocks until release
+// is closed, and says when it was first called.
+type stuckWriter struct {
+	header  http.Header
+	writing chan struct{}
+	release chan struct{}
+	once    bool
+}
+
+func (s *stuckWriter) Header() http.Header { return s.header }
+func (s *stuckWriter) WriteHeader(int)     {}
+func (s *stuckWriter) Write(p []byte) (int, error) {
+	if !s.once {
+		s.once = true
+		close(s.writing)
+	}
+	<-s.release
+	return len(p), nil
+}
+
+// TestSlowReaderFreesSlot: an answer is made under the slot and sent after
+// it, so a client that stops reading (here the CSV of every document, the
+// largest answer) holds no slot while its answer waits.
+func TestSlowReaderFreesSlot(t *testing.T) {
+	ix, _ := fixture(t)
+	opt := DefaultOptions()
+	opt.MaxConcurrent = 1
+	s := New(ix, opt)
+	for _, path := range []string{"/v1/export/doc-topics.csv", "/v1/layout?sample=300", "/v1/tree"} {
+		w := &stuckWriter{header: http.Header{}, writing: make(chan struct{}), release: make(chan struct{})}
+		req := httptest.NewRequest("GET", "http://127.0.0.1"+path, nil)
+		done := make(chan struct{})
+		go func() {
+			s.ServeHTTP(w, req)
+			close(done)
+		}()
+		<-w.writing
+		if got := do(t, s, "GET", "/v1/info", ""); got.Code != 200 {
+			t.Errorf("%s stuck in writing: /v1/info %d %s", path, got.Code, got.Body)
+		}
+		close(w.release)
+		<-done
+	}
+}

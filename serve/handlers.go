@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -169,11 +170,16 @@ func (h layoutHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 type csvHandler struct{ ix *explore.Index }
 
 func (h csvHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// Made whole before anything is sent, so that a failure is a 500 and
+	// not a truncated file that looks complete.
+	var b bytes.Buffer
+	if err := h.ix.WriteDocTopicsCSV(&b, nil); err != nil {
+		writeError(w, fmt.Errorf("serve: %w", err))
+		return
+	}
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="doc-topics.csv"`)
-	// Headers are sent with the first row; a write error later means the
-	// client went away, and there is nobody left to tell.
-	h.ix.WriteDocTopicsCSV(w, nil)
+	w.Write(b.Bytes())
 }
 
 // embedRequest is POST /v1/embed's body: the new documents, each read by

@@ -41,6 +41,8 @@
 package serve
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -131,7 +133,9 @@ func New(ix *explore.Index, opt Options) *Server {
 	}
 	s := &Server{mux: http.NewServeMux(), apiSem: make(chan struct{}, opt.MaxConcurrent), embedSem: make(chan struct{}, opt.MaxEmbed)}
 	s.front = newGuard(opt, s.mux)
-	api := func(h http.Handler) http.Handler { return limit{sem: s.apiSem, retry: opt.RetryAfter, next: h} }
+	api := func(h http.Handler) http.Handler {
+		return limit{sem: s.apiSem, retry: opt.RetryAfter, buffer: true, next: h}
+	}
 	// A POST's body is in memory before the request takes a slot.
 	post := func(h http.Handler) http.Handler {
 		return bodyFirst{maxBody: opt.MaxBody, timeout: opt.BodyTimeout, next: api(h)}
@@ -262,21 +266,58 @@ func trimJSONPrefix(s string) string {
 
 // limit admits a request while its semaphore has room and answers 429
 // with Retry-After otherwise (never queues: a client backs off instead).
+// With buffer, the answer is made in memory under the slot and sent after
+// the slot is given back, so that a client reading slowly holds its
+// connection but no slot.
 type limit struct {
-	sem   chan struct{}
-	retry time.Duration
-	next  http.Handler
+	sem    chan struct{}
+	retry  time.Duration
+	buffer bool
+	next   http.Handler
 }
 
 func (l limit) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	select {
 	case l.sem <- struct{}{}:
-		defer func() { <-l.sem }()
-		l.next.ServeHTTP(w, r)
 	default:
 		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(l.retry.Round(time.Second)/time.Second))))
 		writeError(w, errorf(http.StatusTooManyRequests, "too many requests in flight (limit %d): retry later", cap(l.sem)))
+		return
 	}
+	if !l.buffer {
+		defer func() { <-l.sem }()
+		l.next.ServeHTTP(w, r)
+		return
+	}
+	b := &bufferedResponse{header: w.Header()}
+	func() {
+		defer func() { <-l.sem }()
+		l.next.ServeHTTP(b, r)
+	}()
+	w.WriteHeader(cmp.Or(b.code, http.StatusOK))
+	// A write error means the client went away: nobody is left to tell.
+	w.Write(b.body.Bytes())
+}
+
+// bufferedResponse is an answer held in memory: its status, its headers
+// (the real writer's, nothing of which is sent before the body) and body.
+type bufferedResponse struct {
+	header http.Header
+	code   int // the status given; 0 until WriteHeader or Write
+	body   bytes.Buffer
+}
+
+func (b *bufferedResponse) Header() http.Header { return b.header }
+
+func (b *bufferedResponse) WriteHeader(code int) {
+	if b.code == 0 {
+		b.code = code
+	}
+}
+
+func (b *bufferedResponse) Write(p []byte) (int, error) {
+	b.WriteHeader(http.StatusOK)
+	return b.body.Write(p)
 }
 
 type methodNotAllowed struct{ allow string }
