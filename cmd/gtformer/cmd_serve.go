@@ -121,7 +121,7 @@ func (h *hostList) Set(s string) error {
 	for _, n := range strings.Split(s, ",") {
 		n = strings.TrimSpace(n)
 		if serve.HostName(n) == "" {
-			return fmt.Errorf("serve: --allowed-host %q: want a host name or an IP address", n)
+			return fmt.Errorf("serve: an empty name: want host names or IP addresses, separated by commas")
 		}
 		*h = append(*h, n)
 	}
@@ -145,10 +145,11 @@ func serveToken(flagTok, file string) (string, error) {
 		}
 	}
 	for _, r := range tok {
-		// A header value cannot carry control characters; spaces inside
-		// are allowed (the whole rest of the header is the token).
-		if r < 0x20 || r == 0x7f {
-			return "", usagef("the token holds a control character: use printable characters only")
+		// The page sends the token in a header, which a browser takes in
+		// printable ASCII only; spaces inside are allowed (the whole rest
+		// of the header is the token).
+		if r < 0x20 || r >= 0x7f {
+			return "", usagef("the token holds %q: use printable ASCII characters only", r)
 		}
 	}
 	return tok, nil

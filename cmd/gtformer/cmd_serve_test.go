@@ -194,8 +194,9 @@ func TestServeSecurityFlags(t *testing.T) {
 		{[]string{"--token", "a", "--token-file", tokFile}, 2, "not both"},
 		{[]string{"--token-file", empty}, 1, "the first line is empty"},
 		{[]string{"--token-file", none}, 1, "serve: --token-file"},
-		{[]string{"--token", "a\x01b"}, 2, "control character"},
-		{[]string{"--allowed-host", "a,,b"}, 2, "want a host name"},
+		{[]string{"--token", "a\x01b"}, 2, `the token holds '\x01': use printable ASCII`},
+		{[]string{"--token", "clé"}, 2, `the token holds 'é'`},
+		{[]string{"--allowed-host", "a,,b"}, 2, "an empty name"},
 		// Allowed: the model is then missing (exit 1, its path named).
 		{[]string{"--addr", ":8080", "--insecure-no-token"}, 1, none},
 		{[]string{"--addr", ":8080", "--token-file", tokFile}, 1, none},
