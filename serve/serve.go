@@ -11,8 +11,8 @@
 //	GET  /v1/words/{word}               the topics where a word ranks highest
 //	GET  /v1/search?q=                  q as a word (its topics) and as a document id
 //	GET  /v1/layout?sample=N            the Poincaré-disk view: topics, a document sample, the density of all
-//	GET  /v1/export/doc-topics.csv      every document's top topic and path (text/csv)
-//	POST /v1/embed                      {"docs": [{"id", "text", "links"}]} → embedding, top topics and path per document
+//	GET  /v1/export/doc-topics.csv      every document's top topic and path (text/csv; ids and labels through csvsafe)
+//	POST /v1/embed                      {"docs": [{"id", "text", "links", "label"}]} → embedding, top topics and path per document
 //	POST /v1/neighbors                  {"embedding": [...]} or {"doc": id}, "k" → nearest documents with distances
 //
 // Errors are {"error": "..."} naming the problem: 400 for malformed JSON,
