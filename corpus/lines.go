@@ -178,12 +178,21 @@ func isBlank(line []byte) bool {
 // decoding would replace such bytes by U+FFFD without a word, and words
 // would silently change.
 func checkUTF8(line []byte) error {
+	if i := invalidUTF8At(line); i < len(line) {
+		return fmt.Errorf("not valid UTF-8 (byte %d of the line is 0x%02x): save the file as UTF-8", i+1, line[i])
+	}
+	return nil
+}
+
+// invalidUTF8At returns the index of the first byte of line that is not
+// part of valid UTF-8 (len(line) when there is none).
+func invalidUTF8At(line []byte) int {
 	for i := 0; i < len(line); {
 		r, size := utf8.DecodeRune(line[i:])
 		if r == utf8.RuneError && size == 1 {
-			return fmt.Errorf("not valid UTF-8 (byte %d of the line is 0x%02x): save the file as UTF-8", i+1, line[i])
+			return i
 		}
 		i += size
 	}
-	return nil
+	return len(line)
 }

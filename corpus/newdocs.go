@@ -211,10 +211,16 @@ func ParseID(raw json.RawMessage) (string, error) { return idString(raw) }
 // accepted and ignored, so held-out corpus records can be embedded as they
 // are; any other field is an error, and so is a line that is not valid
 // UTF-8 (JSON decoding would replace its bytes without a word). Errors
-// name the problem, not the file and line: the caller knows those.
+// name the problem, not the file and line: the caller knows those. It is
+// the one reader of a new document: `gtformer embed --new`, gtformer-beam
+// and serve's POST /v1/embed (each of its "docs" as one line) use it, so
+// they accept the same documents and refuse the same ones in the same
+// words.
 func ParseNewDocLine(line []byte) (id, text string, links []string, err error) {
-	if err := checkUTF8(line); err != nil {
-		return "", "", nil, err
+	// Not checkUTF8's advice to save a file: the line may be a document
+	// of an HTTP request (serve's POST /v1/embed reads each with this).
+	if i := invalidUTF8At(line); i < len(line) {
+		return "", "", nil, fmt.Errorf("not valid UTF-8 (byte %d of the line is 0x%02x): write the documents as UTF-8", i+1, line[i])
 	}
 	var rec struct {
 		ID    json.RawMessage   `json:"id"`
@@ -225,7 +231,18 @@ func ParseNewDocLine(line []byte) (id, text string, links []string, err error) {
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&rec); err != nil {
+		var typ *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &typ) && typ.Field == "":
+			return "", "", nil, fmt.Errorf(`want a JSON object {"id": ..., "text": ..., "links": [...]}, got %s`, typ.Value)
+		case errors.As(err, &typ):
+			want := map[string]string{"text": "a string", "links": "an array of ids"}[typ.Field]
+			return "", "", nil, fmt.Errorf("field %q must be %s, got %s", typ.Field, want, typ.Value)
+		}
 		return "", "", nil, fmt.Errorf("invalid JSON: %v", err)
+	}
+	if bytes.Equal(bytes.TrimSpace(line), []byte("null")) {
+		return "", "", nil, errors.New(`want a JSON object {"id": ..., "text": ..., "links": [...]}, got null`)
 	}
 	if dec.More() {
 		return "", "", nil, errors.New("invalid JSON: more than one value on the line")

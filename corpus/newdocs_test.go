@@ -184,8 +184,11 @@ func TestParseNewDocLine(t *testing.T) {
 		{line: `{"id": "", "text": "x"}`, err: "id: empty"},
 		{line: `{"id": true, "text": "x"}`, err: "id: want a string or an integer"},
 		{line: `{"id": "a", "text": "x", "links": [1.5]}`, err: "link: want a string or an integer"},
-		{line: `{"id": "a", "text": 3}`, err: "invalid JSON"},
-		{line: `[1]`, err: "invalid JSON"},
+		{line: `{"id": "a", "text": 3}`, err: `field "text" must be a string, got number`},
+		{line: `{"id": "a", "text": "x", "links": "b"}`, err: `field "links" must be an array of ids, got string`},
+		{line: `[1]`, err: `want a JSON object {"id": ..., "text": ..., "links": [...]}, got array`},
+		{line: ` null `, err: `want a JSON object {"id": ..., "text": ..., "links": [...]}, got null`},
+		{line: `{"id": "a"`, err: "invalid JSON"},
 		{line: "{\"id\": \"a\", \"text\": \"caf\xe9\"}", err: "not valid UTF-8 (byte 25 of the line is 0xe9)"},
 		{line: "{\"id\": \"a\xff\", \"text\": \"x\"}", err: "not valid UTF-8 (byte 10 of the line is 0xff)"},
 	} {

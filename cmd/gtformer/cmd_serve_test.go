@@ -60,9 +60,7 @@ func TestServeEmbedSameAsEmbedNew(t *testing.T) {
 		t.Fatal(err)
 	}
 	body := `{"docs": [` + strings.Join(lines, ",") + `]}`
-	req := httptest.NewRequest("POST", "/v1/embed", strings.NewReader(body))
-	w := httptest.NewRecorder()
-	serve.New(ix, serve.DefaultOptions()).ServeHTTP(w, req)
+	w := postEmbed(serve.New(ix, serve.DefaultOptions()), body)
 	if w.Code != 200 {
 		t.Fatalf("POST /v1/embed: %d %s", w.Code, w.Body)
 	}
@@ -96,34 +94,172 @@ func TestServeEmbedSameAsEmbedNew(t *testing.T) {
 	}
 }
 
+// postEmbed sends body to POST /v1/embed of h as a local client does.
+func postEmbed(h http.Handler, body string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest("POST", "http://127.0.0.1:8080/v1/embed", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	return w
+}
+
+// TestServeEmbedSameParser: POST /v1/embed and `embed --new` accept the
+// same documents and refuse the same ones with the same words (the file's
+// line, or the request's docs[i], in front).
+func TestServeEmbedSameParser(t *testing.T) {
+	dir, _ := untrainedModelDir(t)
+	var d dataFlags
+	d.registerLoad(flag.NewFlagSet("serve", flag.ContinueOnError))
+	m, _, lg, _, err := loadModelAndCorpus(dir, &d, false, io.Discard, "split")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := explore.Open(dir, m, lg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := serve.New(ix, serve.DefaultOptions())
+	tmp := t.TempDir()
+	for _, c := range []struct {
+		name, doc string
+		err       string // "" when both accept it
+	}{
+		{"plain", `{"id": "x", "text": "the striker scored a goal", "links": ["3"]}`, ""},
+		{"label", `{"id": "x", "text": "bake the bread", "label": "food"}`, ""},
+		{"integer id", `{"id": 123456789, "text": "bread"}`, ""},
+		{"id not UTF-8", "{\"id\": \"\xff\xfe\", \"text\": \"bread\"}", "not valid UTF-8 (byte 9 of the line is 0xff): write the documents as UTF-8"},
+		{"text not UTF-8", "{\"id\": \"x\", \"text\": \"caf\xe9\"}", "not valid UTF-8 (byte 25 of the line is 0xe9): write the documents as UTF-8"},
+		{"unknown field", `{"id": "x", "text": "a", "title": "t"}`, `unknown field "title"`},
+		{"no text", `{"id": "x"}`, `document "x" has no "text"`},
+		{"float id", `{"id": 1.5, "text": "a"}`, "id: want a string or an integer, got 1.5"},
+		{"empty id", `{"id": "", "text": "a"}`, "id: empty"},
+		{"bad link", `{"id": "x", "text": "a", "links": [true]}`, "link: want a string or an integer"},
+		{"corpus id", `{"id": "3", "text": "a"}`, `id "3" reads as document 3 of the corpus`},
+		{"not an object", `[1]`, `want a JSON object {"id": ..., "text": ..., "links": [...]}, got array`},
+		{"text a number", `{"id": "x", "text": 3}`, `field "text" must be a string, got number`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			in := filepath.Join(tmp, strings.ReplaceAll(c.name, " ", "-")+".jsonl")
+			if err := os.WriteFile(in, []byte(c.doc+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, _, errs := runCmd("embed", "--model", dir, "--new", in, "--out", in+".npy")
+			w := postEmbed(h, `{"docs": [`+c.doc+`]}`)
+			if c.err == "" {
+				if code != 0 || w.Code != 200 {
+					t.Fatalf("embed --new: exit %d %s; POST: %d %s", code, errs, w.Code, w.Body)
+				}
+				return
+			}
+			var e struct{ Error string }
+			json.Unmarshal(w.Body.Bytes(), &e)
+			_, cmdMsg, _ := strings.Cut(errs, in+":1: ")
+			cmdMsg = strings.TrimSpace(cmdMsg)
+			if code != 1 || !strings.Contains(cmdMsg, c.err) {
+				t.Errorf("embed --new: exit %d, %q; want %q", code, errs, c.err)
+			}
+			// Past the place (the file's line, the request's document),
+			// the two messages are the same words.
+			if w.Code != 400 || e.Error != "docs[0]: "+cmdMsg {
+				t.Errorf("POST: %d %q; embed --new says %q", w.Code, e.Error, cmdMsg)
+			}
+		})
+	}
+}
+
+// TestServeSecurityFlags: binding beyond this machine needs a token or an
+// explicit --insecure-no-token; the token flags are checked before the
+// model loads.
+func TestServeSecurityFlags(t *testing.T) {
+	none := filepath.Join(t.TempDir(), "none")
+	tokFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokFile, []byte("  s3cret \nignored\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(t.TempDir(), "empty")
+	if err := os.WriteFile(empty, []byte("\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--addr", ":8080"}, 2, "binds every interface of this machine, and without a token"},
+		{[]string{"--addr", "0.0.0.0:8080"}, 2, "binds every interface"},
+		{[]string{"--addr", "[::]:8080"}, 2, "binds every interface"},
+		{[]string{"--addr", "192.168.1.5:8080"}, 2, "binds 192.168.1.5, which other machines may reach"},
+		{[]string{"--addr", "myhost.lan:8080"}, 2, "--insecure-no-token"},
+		{[]string{"--addr", "8080"}, 2, "want HOST:PORT"},
+		{[]string{"--token", "a", "--token-file", tokFile}, 2, "not both"},
+		{[]string{"--token-file", empty}, 1, "the first line is empty"},
+		{[]string{"--token-file", none}, 1, "serve: --token-file"},
+		{[]string{"--token", "a\x01b"}, 2, `the token holds '\x01': use printable ASCII`},
+		{[]string{"--token", "clé"}, 2, `the token holds 'é'`},
+		{[]string{"--allowed-host", "a,,b"}, 2, "an empty name"},
+		// Allowed: the model is then missing (exit 1, its path named).
+		{[]string{"--addr", ":8080", "--insecure-no-token"}, 1, none},
+		{[]string{"--addr", ":8080", "--token-file", tokFile}, 1, none},
+		{[]string{"--addr", "localhost:8080"}, 1, none},
+		{[]string{"--addr", "[::1]:8080", "--allowed-host", "a.lan,b.lan", "--allowed-host", "c.lan"}, 1, none},
+	} {
+		args := append([]string{"serve", "--model", none}, c.args...)
+		code, _, errs := runCmd(args...)
+		if code != c.code || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, %q; want %d and %q", c.args, code, errs, c.code, c.want)
+		}
+	}
+}
+
 // lineWriter hands the command's output to the test through a pipe.
 type lineWriter struct{ w *io.PipeWriter }
 
 func (l lineWriter) Write(p []byte) (int, error) { return l.w.Write(p) }
 
-// TestServeCommand runs gtformer serve on a free port, uses it, and stops
-// it with SIGTERM: the command ends without error after a graceful
-// shutdown.
-func TestServeCommand(t *testing.T) {
-	dir, _ := untrainedModelDir(t)
+// startServe runs gtformer serve with args (and --model dir, --addr
+// 127.0.0.1:0) and returns its base URL, its first line and a function
+// that stops it with SIGTERM and checks that it ends with exit 0.
+func startServe(t *testing.T, dir string, args ...string) (base, line string, stop func()) {
+	t.Helper()
 	pr, pw := io.Pipe()
 	done := make(chan int, 1)
 	var stderr strings.Builder
 	go func() {
-		done <- run([]string{"serve", "--model", dir, "--addr", "127.0.0.1:0"}, lineWriter{pw}, &stderr)
+		done <- run(append([]string{"serve", "--model", dir, "--addr", "127.0.0.1:0"}, args...), lineWriter{pw}, &stderr)
 		pw.Close()
 	}()
 	sc := bufio.NewScanner(pr)
-	var base string
 	for sc.Scan() {
 		if _, rest, ok := strings.Cut(sc.Text(), " on http://"); ok {
-			base = "http://" + strings.TrimSuffix(strings.Fields(rest)[0], "/")
+			base, line = "http://"+strings.TrimSuffix(strings.Fields(rest)[0], "/"), sc.Text()
 			break
 		}
 	}
 	if base == "" {
 		t.Fatalf("no serving line; stderr: %s", stderr.String())
 	}
+	go io.Copy(io.Discard, pr) // the "stopped" line
+	return base, line, func() {
+		if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case code := <-done:
+			if code != 0 {
+				t.Errorf("exit %d after SIGTERM: %s", code, stderr.String())
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("serve did not stop after SIGTERM")
+		}
+	}
+}
+
+// TestServeCommand runs gtformer serve on a free port, uses it, and stops
+// it with SIGTERM: the command ends without error after a graceful
+// shutdown.
+func TestServeCommand(t *testing.T) {
+	dir, _ := untrainedModelDir(t)
+	base, _, stop := startServe(t, dir)
 	if !strings.HasPrefix(base, "http://127.0.0.1:") {
 		t.Errorf("bound to %s, want 127.0.0.1", base)
 	}
@@ -137,17 +273,48 @@ func TestServeCommand(t *testing.T) {
 			t.Errorf("GET %s: %d", p, res.StatusCode)
 		}
 	}
-	go io.Copy(io.Discard, pr) // the "stopped" line
-	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+	stop()
+}
+
+// TestServeCommandToken: with --token-file the API needs the token, the
+// page does not, the serving line says how to open the page without
+// printing the token, and an --allowed-host name is answered.
+func TestServeCommandToken(t *testing.T) {
+	dir, _ := untrainedModelDir(t)
+	tokFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokFile, []byte("t0ken-from-file\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Errorf("exit %d after SIGTERM: %s", code, stderr.String())
+	base, line, stop := startServe(t, dir, "--token-file", tokFile, "--allowed-host", "gtformer.test")
+	defer stop()
+	if strings.Contains(line, "t0ken") || !strings.Contains(line, "/?token=TOKEN") {
+		t.Errorf("serving line %q", line)
+	}
+	for _, c := range []struct {
+		path, host, auth string
+		code             int
+	}{
+		{"/v1/tree", "", "", 401},
+		{"/v1/tree", "", "Bearer t0ken-from-file", 200},
+		{"/v1/tree", "gtformer.test", "Bearer t0ken-from-file", 200},
+		{"/v1/tree", "evil.example", "Bearer t0ken-from-file", 421},
+		{"/", "", "", 200},
+	} {
+		req, _ := http.NewRequest("GET", base+c.path, nil)
+		if c.host != "" {
+			req.Host = c.host
 		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve did not stop after SIGTERM")
+		if c.auth != "" {
+			req.Header.Set("Authorization", c.auth)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != c.code {
+			t.Errorf("GET %s (Host %q, %q): %d, want %d", c.path, c.host, c.auth, res.StatusCode, c.code)
+		}
 	}
 }
 

@@ -17,6 +17,28 @@
 
   const state = { info: null, nodes: [], byId: new Map(), selected: null, view: 'icicle', layout: null, panelWords: 'weight' };
 
+  // The server's token (gtformer serve --token), given once as /?token=…:
+  // kept in this tab's sessionStorage (in memory when storage is off) and
+  // taken out of the address bar, then sent with every API request.
+  const TOKEN = REPORT ? '' : takeToken();
+
+  function takeToken() {
+    const u = new URL(location.href);
+    const t = u.searchParams.get('token');
+    if (!t) {
+      try { return sessionStorage.getItem('gtformer-token') || ''; } catch (e) { return ''; }
+    }
+    try { sessionStorage.setItem('gtformer-token', t); } catch (e) { /* memory only */ }
+    u.searchParams.delete('token');
+    history.replaceState(null, '', u.pathname + u.search + u.hash);
+    return t;
+  }
+
+  function apiHeaders(h) {
+    if (TOKEN) h.Authorization = 'Bearer ' + TOKEN;
+    return h;
+  }
+
   class ApiError extends Error {
     constructor(status, message) { super(message); this.status = status; }
   }
@@ -44,7 +66,7 @@
 
   async function get(path) {
     if (REPORT) return reportGet(path);
-    const res = await fetch(path, { headers: { Accept: 'application/json' } });
+    const res = await fetch(path, { headers: apiHeaders({ Accept: 'application/json' }) });
     const body = await res.json().catch(() => ({ error: res.statusText }));
     if (!res.ok) throw new ApiError(res.status, body.error || res.statusText);
     return body;
@@ -52,7 +74,7 @@
 
   async function post(path, payload) {
     if (REPORT) throw new ApiError(501, 'embedding new text needs the server: run gtformer serve --model DIR');
-    const res = await fetch(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(payload) });
+    const res = await fetch(path, { method: 'POST', headers: apiHeaders({ 'Content-Type': 'application/json' }), body: JSON.stringify(payload) });
     const body = await res.json().catch(() => ({ error: res.statusText }));
     if (!res.ok) throw new ApiError(res.status, body.error || res.statusText);
     return body;
@@ -65,6 +87,8 @@
     for (const [k, v] of Object.entries(attrs || {})) {
       if (k === 'onclick') e.addEventListener('click', v);
       else if (k === 'text') e.textContent = v;
+      // Through the CSSOM: the server's CSP refuses style attributes.
+      else if (k === 'style') e.style.cssText = v;
       else e.setAttribute(k, v);
     }
     for (const k of kids) if (k != null) e.append(k);
@@ -543,8 +567,13 @@
     if (REPORT) {
       text = REPORT.responses['/v1/export/doc-topics.csv'];
     } else {
-      const res = await fetch('/v1/export/doc-topics.csv');
+      const res = await fetch('/v1/export/doc-topics.csv', { headers: apiHeaders({}) });
       text = await res.text();
+      if (!res.ok) {
+        let msg = text;
+        try { msg = JSON.parse(text).error || text; } catch (e) { /* not JSON: the text itself */ }
+        throw new ApiError(res.status, msg);
+      }
     }
     download('gtformer-doc-topics.csv', new Blob([text], { type: 'text/csv' }));
   }
