@@ -111,13 +111,6 @@ type Config struct {
 	// the batch's mean mass per level of the tree (Σ of θ over a level's
 	// topics), as hLDA's GEM prior keeps every level in use. 0: none.
 	LambdaLevel float64 `json:"lambda_level,omitempty"`
-	// LevelTarget, when set, is the level prior's target π instead of the
-	// uniform: KL(π ‖ q̄), root first, one positive weight per level of
-	// the initial tree (normalised to sum to 1). A root-heavy target lets
-	// the root explain more of every document's general words. A tree
-	// whose depth has changed (growth without KeepDepth) falls back to
-	// the uniform.
-	LevelTarget []float64 `json:"level_target,omitempty"`
 	// LambdaBranch weighs a prior on the branches: the mean over sibling
 	// groups of KL(uniform ‖ q̄), q̄ the children's shares of their group's
 	// batch-mean subtree mass (Model.branchPrior), so no child is starved
@@ -133,22 +126,8 @@ type Config struct {
 	LambdaSup  float64 `json:"lambda_sup"` // used when Supervised
 	Supervised bool    `json:"supervised"`
 	SupHidden  int     `json:"sup_hidden"` // hidden width of the classifier MLP
-	// TopicDetach computes the θ that the topic losses read from a copy of
-	// the documents' points that carries no gradient: the topic
-	// reconstruction then trains the topics and the decoder but no longer
-	// pulls the documents toward their topics (the graph loss alone places
-	// them). The encoder's own θ (the tree embedding's weights) is
-	// unchanged. Off by default (the paper's joint training).
-	TopicDetach bool `json:"topic_detach,omitempty"`
-	// TopicHead reads θ (the topic losses', the tree embedding's and the
-	// topic start's) from the documents' tangents through a learned n×n
-	// map H that starts as the identity: the topics then see log_o d·H,
-	// so that their pull on the documents can land on H instead of on
-	// the embedding that the graph loss shapes. Off by default.
-	TopicHead bool `json:"topic_head,omitempty"`
-
-	NumLabels int `json:"num_labels"` // set from the data
-	Vocab     int `json:"vocab"`      // set from the data
+	NumLabels  int     `json:"num_labels"` // set from the data
+	Vocab      int     `json:"vocab"`      // set from the data
 }
 
 // TreeConfig shapes the topic tree.
@@ -181,9 +160,9 @@ type TreeConfig struct {
 	// "background topic" of SAGE and Twitter-LDA):
 	// p(w|d) = λ·b(w) + (1−λ)·Σ_t θ_dt β_t(w), with b the training
 	// documents' smoothed unigram distribution (Topics.Unigram) and
-	// λ = sigmoid(ρ) learned (Topics.Mix), starting at BackgroundMix.
-	// General words can then be explained by b, so the topics need not
-	// carry them. 0 (the default): off, p = θβ.
+	// λ = sigmoid(ρ) (Topics.Mix), starting at BackgroundMix. train
+	// switches it on when training ends (train.Options.BackgroundMixAtEnd).
+	// 0: off, p = θβ.
 	BackgroundMix float64 `json:"background_mix,omitempty"`
 	// FDRadius is r in the similarity σ = 1/(1 + exp((d² − r)/t)) of
 	// documents to topics and levels: the Fermi-Dirac decoder of HGCN
@@ -235,11 +214,6 @@ type TreeConfig struct {
 	// KeepDepth keeps every path at the tree's depth through growth and
 	// pruning (topictree.UpdateOptions.KeepDepth).
 	KeepDepth bool `json:"keep_depth,omitempty"`
-	// NormStick gives the last child of every topic its own σ too and
-	// normalises each sibling group's takes (topictree.StickOptions), so
-	// that no child is the catch-all of the stick its siblings leave (the
-	// paper's stick hands the last child the rest). Off by default.
-	NormStick bool `json:"norm_stick,omitempty"`
 }
 
 // DefaultContrastLogit is logit q of the calibration's contrast when
@@ -325,10 +299,6 @@ func (c *Config) Validate() error {
 	check(c.Hops >= 0 && c.Hops <= 2, "hops %d: want 1 or 2 (0 means 1)", c.Hops)
 	check(finiteNonNeg(c.LambdaTopic) && finiteNonNeg(c.LambdaSup) && finiteNonNeg(c.LambdaLevel) && finiteNonNeg(c.LambdaBranch) && finiteNonNeg(c.LambdaDiv), "loss weights λ_topic=%g, λ_sup=%g, λ_level=%g, λ_branch=%g, λ_div=%g must be finite and non-negative", c.LambdaTopic, c.LambdaSup, c.LambdaLevel, c.LambdaBranch, c.LambdaDiv)
 	t := c.Tree
-	check(len(c.LevelTarget) == 0 || len(c.LevelTarget) == t.InitDepth, "level target has %d weights for an initial tree of %d levels", len(c.LevelTarget), t.InitDepth)
-	for _, w := range c.LevelTarget {
-		check(w > 0 && !math.IsInf(w, 1), "level target weight %g must be positive and finite", w)
-	}
 	check(t.Mode == "grow" || t.Mode == "fixed" || t.Mode == "flat", "tree mode %q: want grow, fixed or flat", t.Mode)
 	check(t.InitDepth >= 1 && t.Branching >= 1, "initial tree %d levels × %d children must be positive", t.InitDepth, t.Branching)
 	check(t.MaxDepth >= t.InitDepth, "max depth %d below the initial depth %d", t.MaxDepth, t.InitDepth)

@@ -81,7 +81,17 @@ func (m *Model) Save(dir string, seed uint64) error {
 // ParseConfig reads config.json (name is its path, for messages): one JSON
 // object of the known fields, in a known format, whose configuration is
 // valid.
+//
+// A setting that earlier builds had and this one does not (removedConfig)
+// is read away when it was off; a model trained with it on is refused.
 func ParseConfig(name string, raw []byte) (*SavedConfig, error) {
+	raw, on, err := StripRemoved(raw, removedConfig)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if on != "" {
+		return nil, fmt.Errorf("model: %s: the model was trained with %s, which this build no longer has; use the build that wrote it", name, on)
+	}
 	var sc SavedConfig
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()

@@ -288,12 +288,7 @@ func (t *Topics) Theta(tp *tensor.Tape, d, z, zh *tensor.Tensor) *tensor.Tensor 
 	rh, th := t.LevelSimilarity()
 	sT := hnn.FermiDiracRT(tp, t.M.PairSqDist(tp, d, z), r, temp)
 	sH := hnn.FermiDiracRT(tp, t.M.PairSqDist(tp, d, zh), rh, th)
-	return topictree.ThetaWith(tp, t.tab, sT, sH, t.StickOptions())
-}
-
-// StickOptions is the stick-breaking the tree configuration asks for.
-func (t *Topics) StickOptions() topictree.StickOptions {
-	return topictree.StickOptions{Normalize: t.cfg.NormStick}
+	return topictree.Theta(tp, t.tab, sT, sH)
 }
 
 // Similarity returns σ's radius r and temperature t, where a temperature

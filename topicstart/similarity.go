@@ -72,7 +72,7 @@ func FitSimilarity(m *model.Model, tangent []float32, in *model.Inputs, docs []i
 		}
 		q := tensor.NewTape()
 		q.NoGrad = true
-		theta := topictree.ThetaWith(q, tab, hnn.FermiDiracRT(q, sqT, r, t), hnn.FermiDiracRT(q, sqH, rh, th), m.Topics.StickOptions())
+		theta := topictree.Theta(q, tab, hnn.FermiDiracRT(q, sqT, r, t), hnn.FermiDiracRT(q, sqH, rh, th))
 		return tokens.nll(theta.Data)
 	}
 	// search minimises g over (r, t) from (r0, t0), starting at value v0.

@@ -111,21 +111,12 @@ const maxDepthLimit = 64
 const maxTopics = 1 << 20
 
 // attach appends a new child to parent p without rebuilding the tables.
-func (t *Tree) attach(p int) int { return t.attachAt(p, false) }
-
-// attachAt is attach with the new child placed before its parent's last
-// child when beforeLast is set and the parent has children (the last
-// child, which takes the rest of the stick, stays last).
-func (t *Tree) attachAt(p int, beforeLast bool) int {
+func (t *Tree) attach(p int) int {
 	id := t.nextID
 	t.nextID++
 	pt := t.nodes[p]
 	t.nodes[id] = &topic{id: id, parent: p, level: pt.level + 1}
-	if n := len(pt.children); beforeLast && n > 0 {
-		pt.children = slices.Insert(pt.children, n-1, id)
-	} else {
-		pt.children = append(pt.children, id)
-	}
+	pt.children = append(pt.children, id)
 	return id
 }
 

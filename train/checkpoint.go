@@ -440,8 +440,17 @@ func verify(dir string) (*manifest, error) {
 	return m, nil
 }
 
-// parseTrainerJSON reads trainer.json (name for messages).
+// parseTrainerJSON reads trainer.json (name for messages). An option of
+// earlier builds that this one does not have (removedOptions) is read away
+// when it was off; a run trained with it on is refused.
 func parseTrainerJSON(name string, raw []byte) (*trainerJSON, error) {
+	raw, on, err := model.StripRemoved(raw, removedOptions)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if on != "" {
+		return nil, fmt.Errorf("%s: the run was trained with %s, which this build no longer has; use the build that wrote it", name, on)
+	}
 	var tj trainerJSON
 	if err := decodeStrict(raw, &tj); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)

@@ -264,11 +264,6 @@ func TestOptionsValidate(t *testing.T) {
 		{"background mixture at the end of 1", func(o *Options) { o.BackgroundMixAtEnd = 1 }, "background mixture at the end 1 outside [0, 1)"},
 		{"background mixture at the end without a refit", func(o *Options) { o.BackgroundMixAtEnd, o.DecoderRefit = 0.4, 0 }, ""},
 		{"background mixture at the end of the best state", func(o *Options) { o.BackgroundMixAtEnd, o.Select = 0.4, "best" }, ""},
-		{"background weight fit on training", func(o *Options) { o.FitMixWeight = "train" }, ""},
-		{"background weight fit on validation", func(o *Options) { o.FitMixWeight = "valid" }, ""},
-		{"background weight fit on test", func(o *Options) { o.FitMixWeight = "test" }, "want train or valid"},
-		{"growth until a negative epoch", func(o *Options) { o.GrowUntil = -1 }, "growth until epoch -1"},
-		{"background weight fit without a refit", func(o *Options) { o.FitMixWeight, o.DecoderRefit = "valid", 0 }, "belongs to the decoder refit"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := DefaultOptions()
@@ -349,19 +344,15 @@ func TestOtherCorpusRejected(t *testing.T) {
 // TestGrowsAfter: the epochs after which a growing tree is updated.
 func TestGrowsAfter(t *testing.T) {
 	for _, c := range []struct {
-		every, until, epochs int
-		want                 []int
+		every, epochs int
+		want          []int
 	}{
-		{2, 0, 6, []int{2, 4}},
-		{1, 0, 4, []int{1, 2, 3}},
-		{2, 2, 6, []int{2}},
-		{2, 3, 6, []int{2}},
-		{3, 0, 6, []int{3}},
-		{1, 2, 6, []int{1, 2}},
-		{2, 1, 6, nil},
-		{2, 0, 2, nil},
+		{2, 6, []int{2, 4}},
+		{1, 4, []int{1, 2, 3}},
+		{3, 6, []int{3}},
+		{2, 2, nil},
 	} {
-		o := Options{GrowEvery: c.every, GrowUntil: c.until, Epochs: c.epochs}
+		o := Options{GrowEvery: c.every, Epochs: c.epochs}
 		var got []int
 		for e := 1; e <= c.epochs; e++ {
 			if o.growsAfter(e) {
@@ -369,7 +360,7 @@ func TestGrowsAfter(t *testing.T) {
 			}
 		}
 		if !slices.Equal(got, c.want) {
-			t.Errorf("every %d until %d of %d epochs: grows after %v, want %v", c.every, c.until, c.epochs, got, c.want)
+			t.Errorf("every %d of %d epochs: grows after %v, want %v", c.every, c.epochs, got, c.want)
 		}
 	}
 }

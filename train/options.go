@@ -37,12 +37,7 @@ type Options struct {
 	// +3.5 / +1.2 points and log-perplexity −0.02 / −0.03 / −0.06 on ML /
 	// PL / COVID (3 seeds each), embeddings level.
 	DecoderLRScale float64 `json:"decoder_lr_scale,omitempty"`
-	// MixLRScale multiplies the learning rate of the background mixture's
-	// logit ρ (model.MixParam; 0 means 1). At the shared rate λ stays
-	// within about 0.05 of where --background-mix starts it over a run
-	// (docs/results.md, point 13, round 18).
-	MixLRScale float64 `json:"mix_lr_scale,omitempty"`
-	Seed       uint64  `json:"seed"`
+	Seed           uint64  `json:"seed"`
 
 	// Nesting is "full" (neighbours encoded in the same pass, gradients
 	// flow through them) or "cache" (neighbours' per-layer [CLS] from a
@@ -97,12 +92,6 @@ type Options struct {
 	// seeds lower), diversity +0.01-0.02, NPMI −0.5 / +0.7 / +0.1; 200
 	// and 1,000 steps cost more NPMI.
 	DecoderRefit int `json:"decoder_refit,omitempty"`
-	// NormStickAtEnd switches the model to the normalised stick
-	// (model.TreeConfig.NormStick) when training ends, before the
-	// similarity fit and the decoder refit, so that σ and the decoder are
-	// fitted to the normalised θ while the joint steps ran with the
-	// paper's stick. Off by default.
-	NormStickAtEnd bool `json:"norm_stick_at_end,omitempty"`
 	// BackgroundMixAtEnd, when positive, turns the background mixture
 	// (model.TreeConfig.BackgroundMix) on when training ends, at this
 	// fixed weight λ, before the similarity fit and the decoder refit:
@@ -116,19 +105,6 @@ type Options struct {
 	// comes back without the refit. A model that has the mixture from
 	// the start keeps its own.
 	BackgroundMixAtEnd float64 `json:"background_mix_at_end,omitempty"`
-	// FitMixWeight ends the decoder refit, when the background mixture
-	// is on, by setting its weight λ to the value that best explains the
-	// words of some documents given their θ and the refitted β
-	// (topicstart.FitMixWeight), before the last similarity fit: "train"
-	// the training documents outside validation, "valid" the validation
-	// documents (embedded, as validation embeds them, through their links
-	// to the former; their words only), "" none. β, and with it every
-	// topic's words, is what the refit made at the weight it held; only
-	// the likelihood changes. The training documents' own words are
-	// explained better than unseen documents' (the decoder was fitted to
-	// them), so "train" sets λ too low for new documents: docs/results.md
-	// point 13, round 27. Off by default.
-	FitMixWeight string `json:"fit_mix_weight,omitempty"`
 	// FitSimilarity ends training by fitting σ's radius r and temperature
 	// t to the training documents' words (topicstart.FitSimilarity), before
 	// the last validation (and with DecoderRefit, once before the refit and
@@ -155,21 +131,6 @@ type Options struct {
 	// words drift to rare terms), not the small leaves that growth's
 	// path-share rule judges, which documents still use.
 	FinalPruneBelow float64 `json:"final_prune_below,omitempty"`
-	// FinalPruneBy is what FinalPruneBelow's floor is compared with:
-	// "words" (or "": the share of the training words in the topic's
-	// subtree) or "path" (the share of the words whose document's path
-	// runs through the topic, as growth's --prune-by path).
-	FinalPruneBy string `json:"final_prune_by,omitempty"`
-	// FinalMergeOverlap, when positive, ends a growing tree's training
-	// (after the final prune, before the similarity fit and the decoder
-	// refit) by removing redundant topics: while two topics, neither an
-	// ancestor of the other, share at least this fraction of their top-10
-	// words (|A∩B|/10, by β), the one whose subtree holds the smaller share
-	// of the training words is removed with its subtree (a parent left
-	// without children becomes a leaf). The topics' parameters are not
-	// changed, only the tree. 0: off.
-	FinalMergeOverlap float64 `json:"final_merge_overlap,omitempty"`
-
 	// Select is which state Run leaves the model in: "best" (the
 	// validated state of highest validation score, EpochLog.Score) or
 	// "last" (the final state; validation then only records the curve).
@@ -196,30 +157,9 @@ type Options struct {
 	// ValidateStart scores the start (after the topic start, before the
 	// first step) as epoch 0 of the history, for the record.
 	ValidateStart bool `json:"validate_start,omitempty"`
-	GrowEvery     int  `json:"grow_every"` // epochs between tree updates (tree mode "grow")
-	// GrowUntil, when positive, is the last epoch after which the tree
-	// is updated: later epochs train the tree they have, so that the
-	// topics the last update added have the remaining epochs to fit the
-	// words. 0: every GrowEvery epochs up to the last.
-	GrowUntil int `json:"grow_until,omitempty"`
-	// GrowPlace starts each topic that growth adds where its parent's
-	// documents lie farthest from the parent's other children
-	// (topicstart.PlaceAdded), instead of at its parent plus noise.
-	GrowPlace bool `json:"grow_place,omitempty"`
-	// GrowBy is what decides which topics growth gives a child: "share"
-	// (or ""; the paper: every non-leaf topic whose share exceeds s_add)
-	// or "nll": of those, only the ones whose subtree's documents have
-	// their words explained worst (per-token NLL under θ and β, weighted
-	// by the documents' mass in the subtree: ReconstructionScores), at
-	// or above the candidates' mean. Growth then adds where the words
-	// need a topic, not under every topic that is merely large.
-	GrowBy string `json:"grow_by,omitempty"`
-	// GrowBeforeLast places each topic growth adds before its parent's
-	// last child (topictree.UpdateOptions.BeforeLast), so that it does
-	// not start as the stick-breaking's catch-all.
-	GrowBeforeLast bool `json:"grow_before_last,omitempty"`
-	EmbedBatch     int  `json:"embed_batch"` // documents per inference batch
-	MaxNbrs        int  `json:"max_nbrs"`    // neighbours a document aggregates at inference
+	GrowEvery     int  `json:"grow_every"`  // epochs between tree updates (tree mode "grow")
+	EmbedBatch    int  `json:"embed_batch"` // documents per inference batch
+	MaxNbrs       int  `json:"max_nbrs"`    // neighbours a document aggregates at inference
 
 	// Checkpoint, when set, is a directory where the state is saved after
 	// every epoch (atomically) and from which Resume continues.
@@ -268,11 +208,10 @@ func (o *Options) CheckModel(c *model.Config) error {
 const DefaultSampleDocs = 4000
 
 // growsAfter reports whether a growing tree is updated after the given
-// epoch (1-based): every GrowEvery epochs, up to GrowUntil when it is
-// set, never after the last (the final prune, FinalPruneBelow, is not a
-// growth step).
+// epoch (1-based): every GrowEvery epochs, never after the last (the final
+// prune, FinalPruneBelow, is not a growth step).
 func (o *Options) growsAfter(epoch int) bool {
-	return epoch%o.GrowEvery == 0 && epoch < o.Epochs && (o.GrowUntil == 0 || epoch <= o.GrowUntil)
+	return epoch%o.GrowEvery == 0 && epoch < o.Epochs
 }
 
 // placesTopics reports whether TopicInit places the topics at the
@@ -316,32 +255,25 @@ func (o *Options) Validate() error {
 	check(o.Epochs >= 1, "epochs %d must be positive", o.Epochs)
 	check(o.BackgroundMixAtEnd >= 0 && o.BackgroundMixAtEnd < 1, "background mixture at the end %g outside [0, 1)", o.BackgroundMixAtEnd)
 	check(o.FinalPruneBelow >= 0 && o.FinalPruneBelow < 1, "final prune share %g outside [0, 1)", o.FinalPruneBelow)
-	check(o.FinalMergeOverlap >= 0 && o.FinalMergeOverlap <= 1, "final merge overlap %g outside [0, 1]", o.FinalMergeOverlap)
-	check(o.FinalPruneBy == "" || o.FinalPruneBy == "words" || o.FinalPruneBy == "path", "final prune by %q: want words or path", o.FinalPruneBy)
 	check(o.StopAfter >= 0, "stop after %d epochs: must be non-negative (0 = all)", o.StopAfter)
 	check(o.BatchLinks >= 1, "batch of %d links must be positive", o.BatchLinks)
 	check(o.LR > 0 && o.LRFloor >= 0 && o.LRFloor <= o.LR, "learning rates %g → %g must satisfy 0 ≤ floor ≤ peak, peak > 0", o.LR, o.LRFloor)
 	check(o.Warmup >= 0, "warm-up %d must be non-negative", o.Warmup)
 	check(o.WeightDecay >= 0 && o.Clip >= 0, "weight decay and clip must be non-negative")
 	check(o.DecoderLRScale >= 0 && !math.IsInf(o.DecoderLRScale, 0), "decoder learning-rate scale %g must be non-negative and finite", o.DecoderLRScale)
-	check(o.MixLRScale >= 0 && !math.IsInf(o.MixLRScale, 0), "mixture learning-rate scale %g must be non-negative and finite", o.MixLRScale)
 	check(o.Nesting == "full" || o.Nesting == "cache", "nesting %q: want full or cache", o.Nesting)
-	check(o.GrowBy == "" || o.GrowBy == "share" || o.GrowBy == "nll", "grow by %q: want share or nll", o.GrowBy)
 	check(o.Select == "" || o.Select == "best" || o.Select == "last", "select %q: want best or last", o.Select)
 	check(o.TopicInit == "fit" || o.TopicInit == "kmeans" || o.TopicInit == "random" || o.TopicInit == "", "topic init %q: want fit, kmeans or random", o.TopicInit)
 	check(o.TopicWarmup >= 0 && o.TopicWarmupBatch >= 0, "topic warm-up of %d steps × %d documents must be non-negative", o.TopicWarmup, o.TopicWarmupBatch)
 	check(o.TopicWarmupLR >= 0 && !math.IsInf(o.TopicWarmupLR, 0), "topic warm-up learning rate %g must be non-negative and finite", o.TopicWarmupLR)
 	check(o.FitSimilarity == "" || o.FitSimilarity == "none" || o.FitSimilarity == "shared" || o.FitSimilarity == "levels", "similarity fit %q: want none, shared or levels", o.FitSimilarity)
 	check(o.DecoderRefit >= 0, "decoder refit of %d steps must be non-negative", o.DecoderRefit)
-	check(o.FitMixWeight == "" || o.FitMixWeight == "train" || o.FitMixWeight == "valid", "background weight fit on %q: want train or valid", o.FitMixWeight)
-	check(o.FitMixWeight == "" || o.DecoderRefit > 0, "fitting the background weight belongs to the decoder refit, which is off")
 	check(o.TopicRefit >= 0, "topic refit epoch %d must be non-negative", o.TopicRefit)
 	check(o.SimilarityTrack >= 0 && o.SimilarityTrack <= 1, "similarity tracking rate %g outside [0,1]", o.SimilarityTrack)
 	check(o.TopicInit != "fit" || o.TopicWarmup == 0 || o.TopicWarmupLR > 0, "topic warm-up of %d steps needs a positive learning rate", o.TopicWarmup)
 	check(o.StepsPerEpoch >= 0, "steps per epoch %d must be non-negative (0: one pass over the training links)", o.StepsPerEpoch)
 	check(o.SampleDocs >= 0, "sampled documents %d must be non-negative (0: all)", o.SampleDocs)
 	check(o.ValidEvery >= 1 && o.GrowEvery >= 1, "validation and growth intervals must be positive")
-	check(o.GrowUntil >= 0, "growth until epoch %d: want a positive epoch, or 0 for no limit", o.GrowUntil)
 	check(o.EmbedBatch >= 1 && o.MaxNbrs >= 1, "inference batch and neighbour cap must be positive")
 	return errors.Join(errs...)
 }

@@ -199,9 +199,6 @@ func New(m *model.Model, g *corpus.Graph, s *corpus.Split, opt Options) (*Traine
 	if f := opt.DecoderLRScale; f > 0 && f != 1 {
 		scales[model.DecoderParam] = f
 	}
-	if f := opt.MixLRScale; f > 0 && f != 1 {
-		scales[model.MixParam] = f
-	}
 	if len(scales) > 0 {
 		cfg.LRScale = model.LRScales(scales)
 	}
@@ -415,11 +412,6 @@ func (t *Trainer) Run() error {
 				return err
 			}
 		}
-		if last && t.Opt.FinalMergeOverlap > 0 && t.Model.Cfg.Tree.Mode == "grow" {
-			if err := t.finalMerge(); err != nil {
-				return err
-			}
-		}
 		if last {
 			if err := t.finish(); err != nil {
 				return err
@@ -468,20 +460,20 @@ func (t *Trainer) initTopics() error {
 	if t.cache != nil && m.Cfg.CacheReadsTopics() {
 		t.cacheFresh = false
 	}
-	if err := topicstart.Place(m, m.TopicTangents(emb.Tangent), t.Opt.Seed); err != nil {
+	if err := topicstart.Place(m, emb.Tangent, t.Opt.Seed); err != nil {
 		return err
 	}
 	if t.Opt.TopicInit != "fit" {
 		return nil
 	}
-	r, temp := topicstart.Calibrate(m, m.TopicTangents(emb.Tangent))
+	r, temp := topicstart.Calibrate(m, emb.Tangent)
 	m.Cfg.Tree.FDTrack = t.Opt.SimilarityTrack
 	fmt.Fprintf(t.log, "topics placed at k-means clusters of the training documents; σ calibrated: r = %.3g, t = %.3g (tracked at rate %g)\n", r, temp, t.Opt.SimilarityTrack)
 	if t.Opt.TopicWarmup == 0 {
 		return nil
 	}
 	began := time.Now()
-	nll, err := topicstart.Fit(m, m.TopicTangents(emb.Tangent), t.In, t.vs.Train, topicstart.Options{
+	nll, err := topicstart.Fit(m, emb.Tangent, t.In, t.vs.Train, topicstart.Options{
 		Steps: t.Opt.TopicWarmup, LR: t.Opt.TopicWarmupLR, Batch: t.Opt.TopicWarmupBatch,
 		Seed: t.Opt.Seed, DecoderOnly: true,
 	})
@@ -507,7 +499,7 @@ func (t *Trainer) finalPrune() error {
 func (t *Trainer) refitDecoder(emb *model.Embeddings) error {
 	defer t.Opt.Phases.Start("topic start")()
 	began := time.Now()
-	nll, err := topicstart.Fit(t.Model, t.Model.TopicTangents(emb.Tangent), t.In, t.vs.Train, topicstart.Options{
+	nll, err := topicstart.Fit(t.Model, emb.Tangent, t.In, t.vs.Train, topicstart.Options{
 		Steps: t.Opt.DecoderRefit, LR: t.Opt.TopicWarmupLR, Batch: t.Opt.TopicWarmupBatch,
 		Seed: t.Opt.Seed + 1, DecoderOnly: true,
 	})
@@ -523,10 +515,6 @@ func (t *Trainer) refitDecoder(emb *model.Embeddings) error {
 // θ), and, when both, the similarity fit once more to the refitted
 // decoder.
 func (t *Trainer) finish() error {
-	if t.Opt.NormStickAtEnd && !t.Model.Cfg.Tree.NormStick {
-		t.Model.Cfg.Tree.NormStick = true
-		fmt.Fprintln(t.log, "the normalised stick from here on")
-	}
 	if x := t.Opt.BackgroundMixAtEnd; x > 0 && t.Opt.DecoderRefit > 0 && t.Model.Topics.Mix == nil {
 		rho, err := t.Model.StartMix(x, model.Unigram(t.G, t.S.Train))
 		if err != nil {
@@ -553,38 +541,12 @@ func (t *Trainer) finish() error {
 		if err := t.refitDecoder(emb); err != nil {
 			return err
 		}
-		if err := t.fitMixWeight(emb); err != nil {
-			return err
-		}
 		if fit {
 			// The encoder does not read the decoder: the refit leaves
 			// the embeddings as they were.
 			return t.fitSimilarity(emb)
 		}
 	}
-	return nil
-}
-
-// fitMixWeight sets the background weight as Options.FitMixWeight asks,
-// from the training documents as emb (row-aligned with t.vs.Train) embeds
-// them, or from the validation documents (t.vs.Test) embedded as
-// validation embeds them.
-func (t *Trainer) fitMixWeight(emb *model.Embeddings) error {
-	on := t.Opt.FitMixWeight
-	if on == "" || t.Model.Topics.Mix == nil {
-		return nil
-	}
-	defer t.Opt.Phases.Start("topic start")()
-	docs := t.vs.Train
-	if on == "valid" {
-		docs = t.vs.Test
-		emb = t.embedCurrent(docs)
-	}
-	f, err := topicstart.FitMixWeight(t.Model, t.Model.TopicTangents(emb.Tangent), t.In, docs)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(t.log, "background weight fit on the %s documents (%d): λ %.4g → %.4g (%d iterations), topic NLL %.4f → %.4f per token\n", on, len(docs), f.Lambda0, f.Lambda, f.Iterations, f.Before, f.After)
 	return nil
 }
 
@@ -598,7 +560,7 @@ func (t *Trainer) fitsSimilarity() bool {
 func (t *Trainer) fitSimilarity(emb *model.Embeddings) error {
 	defer t.Opt.Phases.Start("topic start")()
 	r0, t0 := t.Model.Topics.Similarity()
-	f, err := topicstart.FitSimilarity(t.Model, t.Model.TopicTangents(emb.Tangent), t.In, t.vs.Train, t.Opt.FitSimilarity == "levels")
+	f, err := topicstart.FitSimilarity(t.Model, emb.Tangent, t.In, t.vs.Train, t.Opt.FitSimilarity == "levels")
 	if err != nil {
 		return err
 	}
@@ -712,7 +674,7 @@ func (t *Trainer) epoch() (*EpochLog, error) {
 			return nil, &nonFinite{step: t.State.Step + 1, part: "gradient norm", val: norm}
 		}
 		t.adam.Step(sched.At(t.State.Step) * t.State.LRScale)
-		topicstart.Track(m, parts.Out.TopicPoints, parts.Out.Z)
+		topicstart.Track(m, parts.Out.Points, parts.Out.Z)
 		for _, p := range params {
 			p.ZeroGrad()
 		}
@@ -1025,30 +987,22 @@ func (r *EpochLog) Score() (score float64, ok bool) {
 // and moves the per-topic parameters and their optimiser state along.
 func (t *Trainer) growTree(emb *model.Embeddings, add bool) error {
 	m := t.Model
-	docs := t.vs.Train
 	shares, theta, lengths, err := t.trainShares(emb)
 	if err != nil {
 		return err
 	}
 	tc := m.Cfg.Tree
-	uo := topictree.UpdateOptions{Add: tc.SAdd, Prune: tc.SPrune, GrowLeaves: tc.GrowLeaves, KeepDepth: tc.KeepDepth, BeforeLast: t.Opt.GrowBeforeLast}
+	uo := topictree.UpdateOptions{Add: tc.SAdd, Prune: tc.SPrune, GrowLeaves: tc.GrowLeaves, KeepDepth: tc.KeepDepth}
 	if !add {
 		uo.Add = 1 // no topic's share exceeds 1: prune only
 	}
 	byPath := tc.PruneBy == "path"
 	if !add && t.Opt.FinalPruneBelow > 0 {
-		uo.Prune = t.Opt.FinalPruneBelow // the subtree's words (or path share) against the floor
-		byPath = t.Opt.FinalPruneBy == "path"
+		uo.Prune = t.Opt.FinalPruneBelow // the subtree's words against the floor
+		byPath = false
 	}
 	if byPath {
 		uo.Path = topictree.PathShares(m.Topics.Tables(), theta, lengths)
-	}
-	if add && t.Opt.GrowBy == "nll" {
-		words := make([][]int32, len(docs))
-		for i, d := range docs {
-			words[i] = t.G.Doc(int(d))
-		}
-		uo.AddScore = ReconstructionScores(m.Topics.Tables(), theta, m.Beta(), m.Topics.WordMix(), words)
 	}
 	res, err := m.Topics.Tree.Update(shares, uo)
 	if err != nil {
@@ -1060,29 +1014,7 @@ func (t *Trainer) growTree(emb *model.Embeddings, add bool) error {
 	if !res.Changed() {
 		return nil
 	}
-	if err := t.remapTopics(res); err != nil {
-		return err
-	}
-	if add && t.Opt.GrowPlace {
-		var added []int
-		for r, o := range res.OldRow {
-			if o < 0 {
-				added = append(added, r)
-			}
-		}
-		// The documents embedded (emb's other rows are zero).
-		var read []int32
-		for _, d := range docs {
-			if slices.ContainsFunc(emb.Theta[int(d)*emb.Topics:int(d+1)*emb.Topics], func(v float32) bool { return v != 0 }) {
-				read = append(read, d)
-			}
-		}
-		tangent, points := m.TopicSpace(emb)
-		if err := topicstart.PlaceAdded(m, tangent, points, read, added); err != nil {
-			return fmt.Errorf("tree update after epoch %d: %w", t.State.Epoch, err)
-		}
-	}
-	return nil
+	return t.remapTopics(res)
 }
 
 // trainShares returns the word shares s_t (dense rows) of the training
@@ -1124,51 +1056,6 @@ func (t *Trainer) remapTopics(res topictree.UpdateResult) error {
 		return fmt.Errorf("tree update after epoch %d: %w", t.State.Epoch, err)
 	}
 	return nil
-}
-
-// finalMerge is the last tree update of Options.FinalMergeOverlap: while
-// two topics, neither an ancestor of the other, share at least that
-// fraction of their top-10 words (by β, as NPMI reads them), the one whose
-// subtree holds the smaller share of the training words is removed with
-// its subtree. θ and β are recomputed after each removal (the tree
-// embedding, which both read, changed); the weights are not.
-func (t *Trainer) finalMerge() error {
-	defer t.Opt.Phases.Start("growth")()
-	docs := t.vs.Train
-	for {
-		emb := t.embedCurrent(docs).Scatter(docs, t.G.NumDocs())
-		shares, _, _, err := t.trainShares(emb)
-		if err != nil {
-			return err
-		}
-		top := metrics.TopWords(t.Model.Beta(), emb.Topics, metrics.DefaultNPMIWords)
-		merged, err := t.mergeOnce(shares, top)
-		if err != nil || !merged {
-			return err
-		}
-	}
-}
-
-// mergeOnce removes the drop of the most redundant pair of topics (top:
-// each topic's word list; shares: s_t, both by dense row) if their
-// overlap reaches Options.FinalMergeOverlap, and reports whether it did.
-func (t *Trainer) mergeOnce(shares []float64, top [][]int32) (bool, error) {
-	tree := t.Model.Topics.Tree
-	tab := tree.Tables()
-	p, ok := tab.MostRedundant(top, shares)
-	if !ok || p.Overlap < t.Opt.FinalMergeOverlap {
-		return false, nil
-	}
-	drop, keep := tab.ID[p.Drop], tab.ID[p.Keep]
-	// Add above any share and Prune at zero: the update removes drop's
-	// subtree and nothing else.
-	res, err := tree.Update(shares, topictree.UpdateOptions{Add: 1, Remove: []int{drop}})
-	if err != nil {
-		return false, fmt.Errorf("final merge: %w", err)
-	}
-	fmt.Fprintf(t.log, "epoch %d: final merge: remove topic %d (level %d, subtree share %.4f, %d topic(s)) for topic %d (level %d, subtree share %.4f): top-%d overlap %.2f\n",
-		t.State.Epoch, drop, tab.Level[p.Drop], p.DropMass, len(res.Changes), keep, tab.Level[p.Keep], p.KeepMass, len(top[p.Drop]), p.Overlap)
-	return true, t.remapTopics(res)
 }
 
 func (t *Trainer) logEpoch(r *EpochLog) {
