@@ -155,7 +155,6 @@ func (p *Plan) settings(v Variant, seed uint64) (model.Config, train.Options) {
 	cfg, opt := p.Config, p.Options
 	v.Apply(&cfg, &opt)
 	opt.Seed = seed
-	opt.Log, opt.Progress, opt.Checkpoint, opt.StopAfter = nil, nil, "", 0
 	return cfg, opt
 }
 
@@ -452,19 +451,18 @@ func (p *Plan) runOne(dataset string, g *corpus.Graph, s *corpus.Split, planted 
 		return nil, 0, err
 	}
 	defer logf.Close()
-	opt.Log, opt.Progress = logf, p.TrainProgress
-	opt.Checkpoint = filepath.Join(dir, "checkpoint")
+	env := train.Env{Log: logf, Progress: p.TrainProgress, Checkpoint: filepath.Join(dir, "checkpoint")}
 
 	var tr *train.Trainer
 	// A checkpoint is complete or absent (train writes each as one unit):
 	// without one the run starts afresh.
-	if train.HasCheckpoint(opt.Checkpoint) {
-		tr, err = train.Resume(opt.Checkpoint, g, s, opt)
+	if train.HasCheckpoint(env.Checkpoint) {
+		tr, err = train.Resume(env.Checkpoint, g, s, env)
 		if err != nil {
 			return nil, 0, err
 		}
 		resumed = tr.State.Epoch
-		fmt.Fprintf(logf, "resuming %s after epoch %d\n", opt.Checkpoint, resumed)
+		fmt.Fprintf(logf, "resuming %s after epoch %d\n", env.Checkpoint, resumed)
 	} else {
 		m, err := model.New(cfg, seed)
 		if err != nil {
@@ -475,7 +473,7 @@ func (p *Plan) runOne(dataset string, g *corpus.Graph, s *corpus.Split, planted 
 				return nil, 0, err
 			}
 		}
-		if tr, err = train.New(m, g, s, opt); err != nil {
+		if tr, err = train.New(m, g, s, opt, env); err != nil {
 			return nil, 0, err
 		}
 	}

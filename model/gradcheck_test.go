@@ -131,7 +131,7 @@ func newGradFixture(t testing.TB, gc gradCase) *gradFixture {
 	t.Helper()
 	g := tinyGraph(9, 20, 3, 9, true, 1)
 	cfg := tinyConfig(g)
-	cfg.Geometry = gc.geometry
+	cfg.Geometry = Geometry(gc.geometry)
 	cfg.NoTree = gc.noTree
 	cfg.NoGraph = gc.noGraph
 	if gc.mut != nil {

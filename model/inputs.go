@@ -58,7 +58,7 @@ func IDF(g *corpus.Graph, docs []int32) []float32 {
 
 // NewInputs derives the model inputs of every document of g under the given
 // idf (from the training documents), maximum length and truncation rule.
-func NewInputs(g *corpus.Graph, idf []float32, maxLen int, truncate string) *Inputs {
+func NewInputs(g *corpus.Graph, idf []float32, maxLen int, truncate Truncate) *Inputs {
 	bow := g.BoW()
 	n := g.NumDocs()
 	in := &Inputs{

@@ -121,7 +121,8 @@ func New(cfg Config, seed uint64) (*Model, error) {
 		// Random rows of norm ≈ 1: the bag of an L2-normalised tf-idf
 		// vector is then a random projection of it (distances roughly
 		// preserved), which dominates the small N(0, 0.02²) token rows in
-		// the [CLS] before LayerNorm: the strong start DESIGN.md asks for.
+		// the [CLS] before LayerNorm: a strong start (docs/design.md, "The
+		// network").
 		m.Feat = tensor.Param("embed.feat", cfg.Vocab, n)
 		sd := 1 / math.Sqrt(float64(n))
 		for i := range m.Feat.Data {

@@ -71,7 +71,7 @@ func (m *Model) Save(dir string, seed uint64) error {
 	if u := m.Topics.Unigram; m.Topics.Mix != nil {
 		ts = append(ts, &tensor.Tensor{Name: "buffers.unigram", Shape: []int{len(u)}, Data: u})
 	}
-	meta := map[string]string{"format": "gtformer-weights/1", "geometry": m.Cfg.Geometry}
+	meta := map[string]string{"format": "gtformer-weights/1", "geometry": string(m.Cfg.Geometry)}
 	if err := safetensors.WriteFile(filepath.Join(dir, WeightsFile), ts, meta); err != nil {
 		return fmt.Errorf("save model: %w", err)
 	}

@@ -105,7 +105,7 @@ func (m *Model) SetLevelSimilarity(r, t float64) {
 // learned mostly by moving the topic points. train's topic start therefore
 // fits U alone, at a high rate, before the first step (topicstart.Fit), and
 // trains U at 10× the shared rate afterwards (train.Options.DecoderLRScale),
-// without which the decoder lags θ as the documents move (docs/results.md).
+// without which the decoder lags θ as the documents move (docs/design.md, "Choices beyond the paper").
 const DecoderInitStd = 4
 
 func newTopics(m lorentz.Manifold, cfg *Config, rng *rand.Rand) (*Topics, error) {

@@ -24,7 +24,7 @@ type Options struct {
 	// where they are (after Place: at the documents' clusters).
 	// Fitting the topic points too moves them away from their documents,
 	// which fits the words through U's geometry rather than through
-	// the documents (docs/results.md, "Topic tree collapse").
+	// the documents (docs/design.md, "Topic start").
 	DecoderOnly bool
 }
 
@@ -37,7 +37,7 @@ type Options struct {
 // Why: when the whole model trains from scratch, the topic points and
 // decoder start unrelated to where the documents are, and the graph loss
 // moves the documents faster than the topics can follow; the first path to
-// catch mass keeps it (docs/results.md, "Topic tree collapse"). Fitted first
+// catch mass keeps it (docs/design.md, "Topic start"). Fitted first
 // to the documents' initial embeddings, the topics start where the
 // documents' words say they should be.
 //

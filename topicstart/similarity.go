@@ -33,7 +33,8 @@ type SimilarityFit struct {
 // and the numbers that remain can be fitted to the words directly: a
 // search over a few scalars on the training documents, which changes θ
 // (perplexity, the level shares) and, through the tree embedding that θ
-// weights in the encoder, the embeddings only slightly (docs/results.md).
+// weights in the encoder, the embeddings only slightly (docs/design.md,
+// "End of training").
 //
 // Each search is a grid over r' = r + a·t and t' = t·e^b around the
 // current values (r' ≥ 0, as the configuration requires), refined twice

@@ -15,11 +15,13 @@ type Limits struct {
 	MaxChildren int // maximum children of any one parent
 }
 
-// DefaultLimits are HGTM's defaults, which DESIGN.md adopts: depth 4, 20
+// DefaultLimits are HGTM's defaults, which gtformer adopts (docs/design.md,
+// "Topic tree"): depth 4, 20
 // children per parent.
 var DefaultLimits = Limits{MaxDepth: 4, MaxChildren: 20}
 
-// Initial tree shape of DESIGN.md: 3 levels, branching 3 (13 topics).
+// Initial tree shape (docs/design.md, "Topic tree"): 3 levels, branching 3
+// (13 topics).
 const (
 	DefaultDepth     = 3
 	DefaultBranching = 3

@@ -64,10 +64,13 @@ const (
 )
 
 type trainerJSON struct {
-	Format  string     `json:"format"` // trainerFormat
-	Options Options    `json:"options"`
-	State   State      `json:"state"`
-	History []EpochLog `json:"history"`
+	Format  string  `json:"format"` // trainerFormat
+	Options Options `json:"options"`
+	// Start is Trainer.Start; nil in checkpoints of builds before it
+	// (the model's configuration then stands for it).
+	Start   *model.Config `json:"start,omitempty"`
+	State   State         `json:"state"`
+	History []EpochLog    `json:"history"`
 	// InEpoch is where a checkpoint written inside an epoch stands in it.
 	InEpoch *inEpochJSON `json:"in_epoch,omitempty"`
 }
@@ -274,7 +277,8 @@ func (t *Trainer) writeFiles(dir string, part *partialEpoch) error {
 			return err
 		}
 	}
-	tj := trainerJSON{Format: trainerFormat, Options: t.Opt, State: t.State, History: t.History}
+	start := t.Start
+	tj := trainerJSON{Format: trainerFormat, Options: t.Opt, Start: &start, State: t.State, History: t.History}
 	if part != nil {
 		if err := t.writeSnapshot(dir, startFile, startTreeFile, part.start); err != nil {
 			return err
@@ -481,15 +485,15 @@ var ErrNoCheckpoint = errors.New("no complete checkpoint")
 // state and history, the best state so far, and, for a generation written
 // inside an epoch, the position in it, so that Run continues to the same
 // numbers as an uninterrupted run. A generation that does not match its
-// manifest is passed over for the one before, with a line in opt.Log
+// manifest is passed over for the one before, with a line in env.Log
 // saying why; when none is usable the error lists each and why.
 //
 // The corpus must be the one the checkpoint was trained on: its
-// fingerprint (opt.Corpus, or one computed from g and s) is compared with
+// fingerprint (env.Corpus, or one computed from g and s) is compared with
 // the recorded one, and a *corpus.MismatchError names the differences. The
-// options saved in the checkpoint are used, except the session's own
-// (Log, Progress, Checkpoint, StopAfter, Corpus), which come from opt.
-func Resume(dir string, g *corpus.Graph, s *corpus.Split, opt Options) (*Trainer, error) {
+// options and the start configuration saved in the checkpoint are used;
+// env is this session's.
+func Resume(dir string, g *corpus.Graph, s *corpus.Split, env Env) (*Trainer, error) {
 	gens, tmps, legacy, err := listCheckpoint(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("resume: %s does not exist: no run wrote a checkpoint there (%w)", dir, ErrNoCheckpoint)
@@ -507,14 +511,11 @@ func Resume(dir string, g *corpus.Graph, s *corpus.Split, opt Options) (*Trainer
 			return nil, fmt.Errorf("resume: %s holds no checkpoint: one is written after every epoch (%w)", dir, ErrNoCheckpoint)
 		}
 	}
-	log := opt.Log
-	if log == nil {
-		log = io.Discard
-	}
+	log := env.log()
 	var reasons []string
 	for i := len(gens) - 1; i >= 0; i-- {
 		gdir := filepath.Join(dir, gens[i].name)
-		t, err := resumeGeneration(gdir, g, s, opt)
+		t, err := resumeGeneration(gdir, g, s, env)
 		var damaged *damagedError
 		if errors.As(err, &damaged) {
 			reasons = append(reasons, fmt.Sprintf("%s: %v", gens[i].name, err))
@@ -534,7 +535,7 @@ func Resume(dir string, g *corpus.Graph, s *corpus.Split, opt Options) (*Trainer
 
 // resumeGeneration rebuilds a trainer from one generation; a
 // *damagedError says the files are not as written.
-func resumeGeneration(dir string, g *corpus.Graph, s *corpus.Split, opt Options) (*Trainer, error) {
+func resumeGeneration(dir string, g *corpus.Graph, s *corpus.Split, env Env) (*Trainer, error) {
 	if _, err := verify(dir); err != nil {
 		return nil, err
 	}
@@ -552,7 +553,7 @@ func resumeGeneration(dir string, g *corpus.Graph, s *corpus.Split, opt Options)
 		return nil, err
 	}
 	if m.Corpus != nil {
-		got := opt.Corpus
+		got := env.Corpus
 		if got == nil {
 			got = corpus.NewFingerprint(g, s, nil, "")
 		}
@@ -560,11 +561,13 @@ func resumeGeneration(dir string, g *corpus.Graph, s *corpus.Split, opt Options)
 			return nil, err
 		}
 	}
-	saved := tj.Options
-	saved.Log, saved.Progress, saved.Checkpoint, saved.StopAfter, saved.Phases, saved.Corpus = opt.Log, opt.Progress, opt.Checkpoint, opt.StopAfter, opt.Phases, opt.Corpus
-	t, err := New(m, g, s, saved)
+	t, err := setup(m, g, s, tj.Options, env)
 	if err != nil {
 		return nil, err
+	}
+	t.Start = m.Cfg
+	if tj.Start != nil {
+		t.Start = *tj.Start
 	}
 	if _, err := t.adam.LoadStateFile(filepath.Join(dir, optimizerFile)); err != nil {
 		return nil, err

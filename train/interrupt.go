@@ -10,7 +10,7 @@ import (
 // Interrupt asks Run to stop as soon as it can without losing work: after
 // the step in progress (or, between epochs, the validation and checkpoint
 // in progress), Run writes a checkpoint of that state (when
-// Opt.Checkpoint is set) and returns an *Interrupted error; Resume then
+// Env.Checkpoint is set) and returns an *Interrupted error; Resume then
 // continues from it to the same numbers as an uninterrupted run. It is safe
 // to call from any goroutine (a signal handler's) and more than once. A
 // trainer stays interrupted: Run called again stops at once.
@@ -85,7 +85,7 @@ func (t *Trainer) stopped() error {
 	if p := t.sess.part; p != nil {
 		e.InEpoch = p.batches
 	}
-	if t.Opt.Checkpoint == "" {
+	if t.Env.Checkpoint == "" {
 		return e
 	}
 	if !t.sess.saved {
@@ -99,11 +99,11 @@ func (t *Trainer) stopped() error {
 			}
 			t.sess.part = &partialEpoch{dropout: st, start: t.snapshot()}
 		}
-		if err := t.SaveCheckpoint(t.Opt.Checkpoint); err != nil {
+		if err := t.SaveCheckpoint(t.Env.Checkpoint); err != nil {
 			return fmt.Errorf("training interrupted, but its checkpoint could not be written (the last complete one stays): %w", err)
 		}
 		t.sess.saved = true
 	}
-	e.Checkpoint = filepath.Join(t.Opt.Checkpoint, t.sess.generation)
+	e.Checkpoint = filepath.Join(t.Env.Checkpoint, t.sess.generation)
 	return e
 }

@@ -20,12 +20,12 @@ func TestBackgroundMixAtEnd(t *testing.T) {
 	run := func(x float64, fit string) (*Trainer, string) {
 		opt := tinyOptions(2, "cache", 5)
 		opt.BackgroundMixAtEnd = x
-		opt.FitSimilarity, opt.Select, opt.DecoderRefit = fit, "last", 5
+		opt.FitSimilarity, opt.Select, opt.DecoderRefit = SimilarityFit(fit), "last", 5
 		tr := newTrainer(t, g, s, tinyConfig(g), opt)
 		return tr, runLogged(t, tr)
 	}
-	plain, _ := run(0, "none")
-	mixed, log := run(0.4, "none")
+	plain, _ := run(0, "")
+	mixed, log := run(0.4, "")
 	a, b := paramBits(plain.Model), paramBits(mixed.Model)
 	if _, ok := b[model.MixParam]; !ok || plain.Model.Topics.Mix != nil {
 		t.Fatalf("mixture weight after training: %v without the option, present %v with it", plain.Model.Topics.Mix, ok)
@@ -107,7 +107,7 @@ func TestStartMixErrors(t *testing.T) {
 func TestBackgroundMixAtEndUndone(t *testing.T) {
 	g, s := tinyData(t)
 	opt := tinyOptions(2, "cache", 5)
-	opt.BackgroundMixAtEnd, opt.FitSimilarity, opt.Select, opt.DecoderRefit = 0.4, "none", "last", 0
+	opt.BackgroundMixAtEnd, opt.FitSimilarity, opt.Select, opt.DecoderRefit = 0.4, "", "last", 0
 	tr := newTrainer(t, g, s, tinyConfig(g), opt)
 	runLogged(t, tr)
 	if tr.Model.Topics.Mix != nil || tr.Model.Cfg.Tree.BackgroundMix != 0 {

@@ -16,4 +16,7 @@ var removedOptions = []model.Removed{
 	{In: []string{"options"}, Key: "grow_place"},
 	{In: []string{"options"}, Key: "grow_by", Off: model.OffUnless("share")},
 	{In: []string{"options"}, Key: "grow_before_last"},
+	// The command's flags, which earlier builds recorded beside the
+	// options: the options themselves hold the values.
+	{In: []string{"options"}, Key: "flags", Off: func(any) bool { return true }},
 }

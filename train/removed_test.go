@@ -31,6 +31,8 @@ func TestRemovedOptions(t *testing.T) {
 		{"final_merge_overlap", 0.6, true},
 		{"norm_stick_at_end", true, true},
 		{"grow_before_last", true, true},
+		// Earlier builds recorded the command's flags: never refused.
+		{"flags", map[string]string{"epochs": "6", "topic-head": "true"}, false},
 	} {
 		raw, err := json.Marshal(trainerJSON{Format: trainerFormat, Options: DefaultOptions(), State: State{LRScale: 1}})
 		if err != nil {

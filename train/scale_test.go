@@ -167,13 +167,14 @@ func TestSampledStepsReproduce(t *testing.T) {
 	}
 	run := func() (*Trainer, *phases.Record) {
 		opt := tinyOptions(2, "cache", 9)
+		var env Env
 		opt.StepsPerEpoch, opt.BatchLinks, opt.SampleDocs = 3, 8, 40
-		opt.Phases = phases.New()
-		tr := newTrainer(t, g, s, cfg, opt)
+		env.Phases = phases.New()
+		tr := newTrainer(t, g, s, cfg, opt, env)
 		if err := tr.Run(); err != nil {
 			t.Fatal(err)
 		}
-		return tr, opt.Phases
+		return tr, env.Phases
 	}
 	a, ph := run()
 	if a.State.Step != 6 {

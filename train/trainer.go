@@ -80,7 +80,14 @@ type EpochLog struct {
 // validation link AUC ranks the held-out links among validation documents,
 // exactly as the test split is scored afterwards on S.
 type Trainer struct {
-	Opt   Options
+	Opt Options
+	Env Env
+	// Start is the model configuration the run started from. The model's
+	// own (Model.Cfg) changes as training sets σ's radius and temperature
+	// and switches on the background mixture; Start is what the caller
+	// asked for, saved in checkpoints so that a resumed run can be
+	// checked against it.
+	Start model.Config
 	Model *model.Model
 	G     *corpus.Graph
 	S     *corpus.Split // the split the model is evaluated on afterwards
@@ -128,9 +135,33 @@ const minVocab = 2
 
 // New prepares training: inputs (idf from the training documents), the
 // neighbour sampler and the optimiser. m must be freshly built for g.
-func New(m *model.Model, g *corpus.Graph, s *corpus.Split, opt Options) (*Trainer, error) {
+func New(m *model.Model, g *corpus.Graph, s *corpus.Split, opt Options, env Env) (*Trainer, error) {
+	t, err := setup(m, g, s, opt, env)
+	if err != nil {
+		return nil, err
+	}
+	t.Start = m.Cfg
+	t.Start.SkipGate = clonePtr(m.Cfg.SkipGate)
+	t.Start.Tree.BackgroundLevels = slices.Clone(m.Cfg.Tree.BackgroundLevels)
+	return t, nil
+}
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+// setup is New without recording the start (Resume reads it from
+// the checkpoint).
+func setup(m *model.Model, g *corpus.Graph, s *corpus.Split, opt Options, env Env) (*Trainer, error) {
 	if err := opt.Validate(); err != nil {
 		return nil, fmt.Errorf("training options: %w", err)
+	}
+	if env.StopAfter < 0 {
+		return nil, fmt.Errorf("stop after %d epochs: must be non-negative (0 = all)", env.StopAfter)
 	}
 	// A checkpoint resumed on other data would index past the model's
 	// tables; say so instead.
@@ -147,18 +178,18 @@ func New(m *model.Model, g *corpus.Graph, s *corpus.Split, opt Options) (*Traine
 		return nil, err
 	}
 	if m.Corpus == nil {
-		m.Corpus = opt.Corpus
+		m.Corpus = env.Corpus
 		if m.Corpus == nil {
 			m.Corpus = corpus.NewFingerprint(g, s, nil, g.Name)
 		}
 	}
-	stop := opt.Phases.Start("split and sampler")
+	stop := env.Phases.Start("split and sampler")
 	h := s.Holdout(g)
 	stop()
 	if len(h.TrainLinks) == 0 {
 		return nil, errors.New("no links among the training documents outside validation: the graph loss has nothing to learn from (use --knn-links to induce links from text similarity)")
 	}
-	stop = opt.Phases.Start("tf-idf")
+	stop = env.Phases.Start("tf-idf")
 	if m.IDF == nil {
 		m.IDF = model.IDF(g, s.Train)
 	}
@@ -173,25 +204,22 @@ func New(m *model.Model, g *corpus.Graph, s *corpus.Split, opt Options) (*Traine
 	// The hop features' basis reads the training documents' text (as the
 	// idf does); their propagation, like everything training sees, only
 	// the links among training documents outside validation.
-	stop = opt.Phases.Start("features")
+	stop = env.Phases.Start("features")
 	if err := m.FitFeatures(in, s.Train, opt.Seed); err != nil {
 		return nil, err
 	}
 	m.PropagateFeatures(in, h.TrainNeighbors32)
 	stop()
-	stop = opt.Phases.Start("split and sampler")
+	stop = env.Phases.Start("split and sampler")
 	t := &Trainer{
-		Opt: opt, Model: m, G: g, S: s, H: h,
+		Opt: opt, Env: env, Model: m, G: g, S: s, H: h,
 		In:      in,
 		State:   State{LRScale: 1},
 		vs:      sampleSplit(h, opt.SampleDocs),
 		sampler: corpus.NewSampler(h, m.Cfg.Neighbors, opt.Seed),
-		log:     opt.Log,
+		log:     env.log(),
 	}
 	stop()
-	if t.log == nil {
-		t.log = io.Discard
-	}
 	cfg := optim.DefaultConfig()
 	cfg.WeightDecay = opt.WeightDecay
 	cfg.NoDecay = optim.MatchNames("*.b", "*.gamma", "*.beta", "embed.*", "scale.*", "tree.root_in", "tree.level_start", model.MixParam)
@@ -208,7 +236,7 @@ func New(m *model.Model, g *corpus.Graph, s *corpus.Split, opt Options) (*Traine
 			return nil, err
 		}
 	}
-	if opt.Nesting == "cache" {
+	if opt.Nesting == NestingCache {
 		t.cache = m.NewCache(g.NumDocs())
 	}
 	return t, nil
@@ -222,7 +250,7 @@ func (t *Trainer) refreshCache(links [][2]int32, nbrTable []int32, k int) {
 	if t.cache == nil {
 		return
 	}
-	defer t.Opt.Phases.Start("cache refresh")()
+	defer t.Env.Phases.Start("cache refresh")()
 	docs := t.H.Train
 	if t.Opt.StepsPerEpoch > 0 {
 		// An epoch of a few hundred steps on a large graph reads a
@@ -358,7 +386,7 @@ func (t *Trainer) Run() error {
 			// Epoch 0: the start, scored for the record (the learning curve
 			// shows what training adds); never a kept state.
 			rec := &EpochLog{}
-			stop := t.Opt.Phases.Start("validation")
+			stop := t.Env.Phases.Start("validation")
 			t.scoreValidation(rec)
 			stop()
 			rec.Topics = t.Model.Topics.Tables().T
@@ -367,7 +395,7 @@ func (t *Trainer) Run() error {
 		}
 	}
 	for ran := 0; t.State.Epoch < t.Opt.Epochs; {
-		if t.Opt.StopAfter > 0 && ran == t.Opt.StopAfter {
+		if t.Env.StopAfter > 0 && ran == t.Env.StopAfter {
 			fmt.Fprintf(t.log, "stopped after epoch %d of %d as asked (resume to continue)\n", t.State.Epoch, t.Opt.Epochs)
 			return nil
 		}
@@ -427,8 +455,8 @@ func (t *Trainer) Run() error {
 		rec.Topics = t.Model.Topics.Tables().T
 		t.History = append(t.History, *rec)
 		t.logEpoch(rec)
-		if t.Opt.Checkpoint != "" {
-			if err := t.SaveCheckpoint(t.Opt.Checkpoint); err != nil {
+		if t.Env.Checkpoint != "" {
+			if err := t.SaveCheckpoint(t.Env.Checkpoint); err != nil {
 				return err
 			}
 			t.sess.saved = true
@@ -451,7 +479,7 @@ func (t *Trainer) initTopics() error {
 	if !t.Opt.placesTopics() {
 		return nil
 	}
-	defer t.Opt.Phases.Start("topic start")()
+	defer t.Env.Phases.Start("topic start")()
 	m := t.Model
 	// Through the trainer's cache, as validation embeds: a cache that does
 	// not read the topics is then still fresh for the epoch or validation
@@ -463,7 +491,7 @@ func (t *Trainer) initTopics() error {
 	if err := topicstart.Place(m, emb.Tangent, t.Opt.Seed); err != nil {
 		return err
 	}
-	if t.Opt.TopicInit != "fit" {
+	if t.Opt.TopicInit != TopicInitFit {
 		return nil
 	}
 	r, temp := topicstart.Calibrate(m, emb.Tangent)
@@ -488,7 +516,7 @@ func (t *Trainer) initTopics() error {
 // Options.FinalPruneBelow): the pruning of growTree without its additions,
 // on the training documents as the final weights embed them.
 func (t *Trainer) finalPrune() error {
-	defer t.Opt.Phases.Start("growth")()
+	defer t.Env.Phases.Start("growth")()
 	docs := t.vs.Train
 	return t.growTree(t.embedCurrent(docs).Scatter(docs, t.G.NumDocs()), false)
 }
@@ -497,7 +525,7 @@ func (t *Trainer) finalPrune() error {
 // documents outside validation as emb (row-aligned with t.vs.Train) embeds
 // them (see Options.DecoderRefit).
 func (t *Trainer) refitDecoder(emb *model.Embeddings) error {
-	defer t.Opt.Phases.Start("topic start")()
+	defer t.Env.Phases.Start("topic start")()
 	began := time.Now()
 	nll, err := topicstart.Fit(t.Model, emb.Tangent, t.In, t.vs.Train, topicstart.Options{
 		Steps: t.Opt.DecoderRefit, LR: t.Opt.TopicWarmupLR, Batch: t.Opt.TopicWarmupBatch,
@@ -550,17 +578,15 @@ func (t *Trainer) finish() error {
 	return nil
 }
 
-func (t *Trainer) fitsSimilarity() bool {
-	return t.Opt.FitSimilarity != "" && t.Opt.FitSimilarity != "none"
-}
+func (t *Trainer) fitsSimilarity() bool { return t.Opt.FitSimilarity != "" }
 
 // fitSimilarity fits σ's r and t to the words of the training documents
 // outside validation as emb (row-aligned with t.vs.Train) embeds them
 // (see Options.FitSimilarity).
 func (t *Trainer) fitSimilarity(emb *model.Embeddings) error {
-	defer t.Opt.Phases.Start("topic start")()
+	defer t.Env.Phases.Start("topic start")()
 	r0, t0 := t.Model.Topics.Similarity()
-	f, err := topicstart.FitSimilarity(t.Model, emb.Tangent, t.In, t.vs.Train, t.Opt.FitSimilarity == "levels")
+	f, err := topicstart.FitSimilarity(t.Model, emb.Tangent, t.In, t.vs.Train, t.Opt.FitSimilarity == SimilarityFitLevels)
 	if err != nil {
 		return err
 	}
@@ -621,7 +647,7 @@ func (t *Trainer) epoch() (*EpochLog, error) {
 	e := t.State.Epoch
 	m.SeedDropout(t.Opt.Seed, uint64(e))
 	began := time.Now()
-	stop := t.Opt.Phases.Start("split and sampler")
+	stop := t.Env.Phases.Start("split and sampler")
 	nbrTable := t.sampler.Resample(e)
 	k := t.sampler.K()
 	links := t.epochLinks(e)
@@ -630,12 +656,12 @@ func (t *Trainer) epoch() (*EpochLog, error) {
 		t.refreshCache(links, nbrTable, k)
 	}
 	t.cacheFresh = false
-	defer t.Opt.Phases.Start("steps")()
+	defer t.Env.Phases.Start("steps")()
 
 	steps := t.stepsPerEpoch()
 	var bar *progress.Bar
-	if t.Opt.Progress != nil {
-		bar = progress.New(t.Opt.Progress, fmt.Sprintf("epoch %d/%d", e+1, t.Opt.Epochs), steps)
+	if t.Env.Progress != nil {
+		bar = progress.New(t.Env.Progress, fmt.Sprintf("epoch %d/%d", e+1, t.Opt.Epochs), steps)
 	}
 	sched := t.schedule()
 	tp := tensor.NewTape()
@@ -799,16 +825,16 @@ func (t *Trainer) maskTargets(b *model.Batch, links [][2]int32) {
 // validate scores the epoch on the held-out validation documents, keeps
 // the best state, and (when grow) updates the topic tree.
 func (t *Trainer) validate(rec *EpochLog, grow bool) error {
-	stop := t.Opt.Phases.Start("validation")
+	stop := t.Env.Phases.Start("validation")
 	emb := t.scoreValidation(rec)
-	if t.Opt.Select != "last" {
+	if t.Opt.Select != SelectLast {
 		t.keepBest(rec)
 	}
 	stop()
 	if !grow {
 		return nil
 	}
-	defer t.Opt.Phases.Start("growth")()
+	defer t.Env.Phases.Start("growth")()
 	return t.growTree(emb, true)
 }
 

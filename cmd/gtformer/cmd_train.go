@@ -51,18 +51,18 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&o.DecoderLRScale, "decoder-lr-scale", o.DecoderLRScale, "learning-rate multiplier for the topic decoder's word rows U")
 	fs.IntVar(&o.Warmup, "warmup", o.Warmup, "warm-up steps")
 	fs.Float64Var(&o.WeightDecay, "weight-decay", o.WeightDecay, "AdamW weight decay")
-	fs.StringVar(&o.TopicInit, "topic-init", o.TopicInit, "fit (kmeans, then σ's r and t calibrated to the documents' distances and a decoder warm-up; overrides --fd-radius and --fd-temp), kmeans (start the topics at a hierarchical clustering of the documents' initial embeddings) or random (the paper)")
+	fs.StringVar((*string)(&o.TopicInit), "topic-init", string(o.TopicInit), "fit (kmeans, then σ's r and t calibrated to the documents' distances and a decoder warm-up; overrides --fd-radius and --fd-temp), kmeans (start the topics at a hierarchical clustering of the documents' initial embeddings) or random (the paper)")
 	fs.IntVar(&o.TopicWarmup, "topic-warmup", o.TopicWarmup, "decoder-only steps of --topic-init fit")
 	fs.BoolVar(&o.FinalPrune, "final-prune", o.FinalPrune, "end a growing tree's training with a tree update that prunes (as growth does) and adds nothing, before the last validation")
 	fs.Float64Var(&o.FinalPruneBelow, "final-prune-below", o.FinalPruneBelow, "end a growing tree's training by removing every topic whose subtree holds less than this share of the training words (the topics training left empty), before the similarity fit and the last validation (0: none)")
 	fs.Float64Var(&o.BackgroundMixAtEnd, "background-mix-at-end", o.BackgroundMixAtEnd, "when training ends, before the similarity fit and the decoder refit, turn on the background as a mixture component of every document's word distribution at this fixed weight λ in [0,1), so that the refit fits the topics' words with the corpus's word frequencies explaining λ of every document's words (0: off)")
 	fs.IntVar(&o.DecoderRefit, "decoder-refit", o.DecoderRefit, "end training with this many decoder-only steps on the final document embeddings, before the last validation (0: none)")
-	fs.StringVar(&o.FitSimilarity, "fit-similarity", o.FitSimilarity, "end training by fitting σ's r and t to the training documents' words (how sharply θ commits a document to a path), before the last validation: shared (one r and t for paths and levels), levels (the level σ gets its own) or none")
+	fs.Var(&o.FitSimilarity, "fit-similarity", "end training by fitting σ's r and t to the training documents' words (how sharply θ commits a document to a path), before the last validation: shared (one r and t for paths and levels), levels (the level σ gets its own) or none")
 	fs.IntVar(&o.TopicRefit, "topic-refit", o.TopicRefit, "redo the topic start after this epoch, on the trained document embeddings (0: never)")
 	fs.Float64Var(&o.SimilarityTrack, "similarity-track", o.SimilarityTrack, "with --topic-init fit: rate at which σ's r and t follow the documents' spread after every step (0: fixed at the initial calibration)")
 	fs.BoolVar(&o.MaskTargets, "mask-targets", o.MaskTargets, "hide each training batch's target links from the neighbours and hop features of their ends, as held-out links are at test time")
-	fs.StringVar(&o.Nesting, "nesting", o.Nesting, "neighbour encoding: full (neighbours encoded in the same pass) or cache (historical [CLS], refreshed every epoch)")
-	fs.StringVar(&o.Select, "select", o.Select, "the state kept after training: best (highest validation score, the mean of kNN Micro-F1 and link AUC) or last")
+	fs.StringVar((*string)(&o.Nesting), "nesting", string(o.Nesting), "neighbour encoding: full (neighbours encoded in the same pass) or cache (historical [CLS], refreshed every epoch)")
+	fs.StringVar((*string)(&o.Select), "select", string(o.Select), "the state kept after training: best (highest validation score, the mean of kNN Micro-F1 and link AUC) or last")
 	fs.IntVar(&o.StepsPerEpoch, "steps-per-epoch", o.StepsPerEpoch, "steps per epoch, each of --batch links drawn from successive shuffles of the training links (0: one pass over the training links); for large graphs")
 	fs.IntVar(&o.SampleDocs, "sample-docs", o.SampleDocs, "at most this many training and this many validation documents (evenly spaced) are read by the topic start, validation and tree growth (0: all)")
 	fs.IntVar(&o.ValidEvery, "valid-every", o.ValidEvery, "epochs between validations")
@@ -73,12 +73,12 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.Heads, "heads", c.Heads, "attention heads")
 	fs.IntVar(&c.MLPHidden, "mlp", c.MLPHidden, "feed-forward width")
 	fs.IntVar(&c.MaxLen, "max-len", c.MaxLen, "word tokens kept per document")
-	fs.StringVar(&c.Truncate, "truncate", c.Truncate, "which words a long document keeps: head or tfidf")
+	fs.StringVar((*string)(&c.Truncate), "truncate", string(c.Truncate), "which words a long document keeps: head or tfidf")
 	fs.Var(float32Value{&c.Dropout}, "dropout", "dropout rate, a `float` in [0, 1)")
-	fs.StringVar(&c.Geometry, "geometry", c.Geometry, "hyperbolic or euclidean (ablation)")
+	fs.StringVar((*string)(&c.Geometry), "geometry", string(c.Geometry), "hyperbolic or euclidean (ablation)")
 	fs.Float64Var(&c.Curvature, "curvature", c.Curvature, "K: the hyperboloid has curvature −1/K")
 	fs.Var(float32Value{&c.InitScale}, "init-scale", "initial scale s before exp_o, a `float` (0: 1/√width, so documents start at distance ≈ 1 from the origin)")
-	fs.StringVar(&c.Features, "features", c.Features, "[CLS] start: tfidf (projection of the document's tf-idf vector) or none")
+	fs.StringVar((*string)(&c.Features), "features", string(c.Features), "[CLS] start: tfidf (projection of the document's tf-idf vector) or none")
 	fs.IntVar(&c.FeatureHops, "feature-hops", c.FeatureHops, "graph-propagated [CLS] features: the document's latent-semantic tf-idf averaged over 0..K hops of its links (0: none)")
 	fs.IntVar(&c.FeatureDim, "feature-dim", c.FeatureDim, "dimensions of the latent semantic basis of --feature-hops (0: the width)")
 	fs.BoolVar(&c.FeatureSkip, "feature-skip", c.FeatureSkip, "add the propagated features to the final embedding too (the encoder learns a correction)")
@@ -91,7 +91,7 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 		c.SkipGate = &g
 		return nil
 	})
-	fs.StringVar(&c.Tree.Mode, "tree", c.Tree.Mode, "topic tree: grow (grow and prune), fixed, or flat")
+	fs.StringVar((*string)(&c.Tree.Mode), "tree", string(c.Tree.Mode), "topic tree: grow (grow and prune), fixed, or flat")
 	fs.IntVar(&c.Tree.InitDepth, "tree-depth", c.Tree.InitDepth, "levels of the initial tree")
 	fs.IntVar(&c.Tree.Branching, "tree-branching", c.Tree.Branching, "children per topic in the initial tree")
 	fs.IntVar(&c.Tree.MaxDepth, "max-depth", c.Tree.MaxDepth, "levels the tree may reach")
@@ -101,7 +101,7 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&c.Tree.FDRadius, "fd-radius", c.Tree.FDRadius, "r in the document-topic similarity σ = 1/(1+exp((d² − r)/t)) (0: the paper's form, σ ≤ 1/2; HGCN uses 2; --topic-init fit sets it from the data)")
 	fs.Float64Var(&c.Tree.FDTemp, "fd-temp", 1, "t in the document-topic similarity σ = 1/(1+exp((d² − r)/t)) (1: the paper's form; 0 also means 1; --topic-init fit sets it from the data)")
 	fs.Float64Var(&c.Tree.FDContrast, "fd-contrast", c.Tree.FDContrast, "with --topic-init fit: the similarity σ that the calibration of r and t gives a document at the typical distance from its own leaf (1 − σ from the others); higher commits documents more sharply to one path (0: 0.95)")
-	fs.StringVar(&c.Tree.PruneBy, "prune-by", c.Tree.PruneBy, "what growth compares with --s-prune: subtree (the topic's and its descendants' share of the words, the paper) or path (the share of the words whose document's path runs through the topic)")
+	fs.StringVar((*string)(&c.Tree.PruneBy), "prune-by", string(c.Tree.PruneBy), "what growth compares with --s-prune: subtree (the topic's and its descendants' share of the words, the paper) or path (the share of the words whose document's path runs through the topic)")
 	fs.Float64Var(&c.Tree.Tau, "tau", c.Tree.Tau, "depth temperature base τ: topic t's word distribution is softmax(U·log_o z_t / τ^(1/(level+1))), flattest at the root")
 	fs.BoolVar(&c.Tree.KeepDepth, "keep-depth", c.Tree.KeepDepth, "growth keeps every path at the tree's depth: new topics only under the leaves' parents, and pruning keeps each kept topic's largest child")
 	fs.Var((*backgroundFlag)(&c.Tree), "background", "the decoder's background: the corpus's word frequencies added to the logits of the levels --background-levels weights (default: the root alone, whose topic becomes the general words); --background=false turns it off")
@@ -221,9 +221,8 @@ the command that continues the run, and exits 130 (143 for SIGTERM).`)
 	if err := opt.CheckModel(&cfg); err != nil {
 		return usagef("%v", err)
 	}
-	opt.Flags = recordFlags(fs, numberFlags())
 	ph := phases.New()
-	opt.Phases = ph
+	env := train.Env{Phases: ph}
 	mem.watch(ph)
 	stop := ph.Start("load")
 	g, err := d.load()
@@ -233,7 +232,7 @@ the command that continues the run, and exits 130 (143 for SIGTERM).`)
 	}
 	stop = ph.Start("split and sampler")
 	s := d.makeSplit(g)
-	opt.Corpus = d.fingerprint(g, s)
+	env.Corpus = d.fingerprint(g, s)
 	stop()
 	cfg.Vocab = len(g.Vocab)
 	cfg.NumLabels = g.NumLabels()
@@ -249,20 +248,20 @@ the command that continues the run, and exits 130 (143 for SIGTERM).`)
 	if *quiet {
 		log = io.Discard
 	} else {
-		opt.Progress = stderr
+		env.Progress = stderr
 	}
-	opt.Log = log
-	opt.Checkpoint = filepath.Join(*out, "checkpoint")
+	env.Log = log
+	env.Checkpoint = filepath.Join(*out, "checkpoint")
 	var tr *train.Trainer
 	if *resume {
-		tr, err = train.Resume(opt.Checkpoint, g, s, opt)
+		tr, err = train.Resume(env.Checkpoint, g, s, env)
 		if err != nil {
 			return resumeError(err)
 		}
 		if err := checkResumeFlags(fs, tr, log); err != nil {
 			return err
 		}
-		fmt.Fprintf(log, "resuming %s after step %d (epoch %d of %d done)\n", opt.Checkpoint, tr.State.Step, tr.State.Epoch, tr.Opt.Epochs)
+		fmt.Fprintf(log, "resuming %s after step %d (epoch %d of %d done)\n", env.Checkpoint, tr.State.Step, tr.State.Epoch, tr.Opt.Epochs)
 	} else {
 		m, err := model.New(cfg, opt.Seed)
 		if err != nil {
@@ -278,7 +277,7 @@ the command that continues the run, and exits 130 (143 for SIGTERM).`)
 				return err
 			}
 		}
-		tr, err = train.New(m, g, s, opt)
+		tr, err = train.New(m, g, s, opt, env)
 		if err != nil {
 			return err
 		}
