@@ -34,12 +34,11 @@ import (
 
 	"github.com/gtformer/gtformer/baseline"
 	"github.com/gtformer/gtformer/corpus"
-	"github.com/gtformer/gtformer/evaluate"
 	"github.com/gtformer/gtformer/internal/atomicfile"
 	"github.com/gtformer/gtformer/lda"
 	"github.com/gtformer/gtformer/model"
 	"github.com/gtformer/gtformer/outputs"
-	"github.com/gtformer/gtformer/tensor"
+	"github.com/gtformer/gtformer/pipeline"
 	"github.com/gtformer/gtformer/train"
 )
 
@@ -83,9 +82,6 @@ type Plan struct {
 	// TrainProgress receives the trainer's progress bar (nil: none); the
 	// trainer's log lines go to each run's train.log.
 	TrainProgress io.Writer
-	// Curves, when set, draws a run's learning curves into its folder (the
-	// command passes the same function as `gtformer train`).
-	Curves func(dir, title string, h []train.EpochLog) error
 }
 
 // RunDir is the folder of one run.
@@ -430,16 +426,13 @@ func keyMetrics(m *outputs.Metrics) string {
 	return s
 }
 
-// runOne trains, evaluates and writes one run; resumed is the epoch its
+// runOne trains, evaluates and writes one run (pipeline.Run, as
+// `gtformer train`, without the document map); resumed is the epoch its
 // checkpoint had reached (0: started afresh).
 func (p *Plan) runOne(dataset string, g *corpus.Graph, s *corpus.Split, planted []int32, v Variant, seed uint64, dir string, spec runSpec) (met *outputs.Metrics, resumed int, err error) {
 	cfg, opt := p.settings(v, seed)
-	cfg.Vocab, cfg.NumLabels = len(g.Vocab), g.NumLabels()
-	if cfg.Supervised && g.Labels == nil {
-		return nil, 0, fmt.Errorf("supervised training needs labels, and %s has none", dataset)
-	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, 0, err
+		return nil, 0, fmt.Errorf("experiment: %w", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, RunFile)); errors.Is(err, os.ErrNotExist) {
 		if err := writeJSON(filepath.Join(dir, RunFile), spec); err != nil {
@@ -448,68 +441,23 @@ func (p *Plan) runOne(dataset string, g *corpus.Graph, s *corpus.Split, planted 
 	}
 	logf, err := os.OpenFile(filepath.Join(dir, TrainLogFile), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, fmt.Errorf("experiment: %w", err)
 	}
 	defer logf.Close()
-	env := train.Env{Log: logf, Progress: p.TrainProgress, Checkpoint: filepath.Join(dir, "checkpoint")}
-
-	var tr *train.Trainer
 	// A checkpoint is complete or absent (train writes each as one unit):
 	// without one the run starts afresh.
-	if train.HasCheckpoint(env.Checkpoint) {
-		tr, err = train.Resume(env.Checkpoint, g, s, env)
-		if err != nil {
-			return nil, 0, err
-		}
-		resumed = tr.State.Epoch
-		fmt.Fprintf(logf, "resuming %s after epoch %d\n", env.Checkpoint, resumed)
-	} else {
-		m, err := model.New(cfg, seed)
-		if err != nil {
-			return nil, 0, err
-		}
-		if p.Glove && g.WordVectors != nil {
-			if err := m.InitWordVectors(g.WordVectors, g.WordDim, seed); err != nil {
-				return nil, 0, err
-			}
-		}
-		if tr, err = train.New(m, g, s, opt, env); err != nil {
-			return nil, 0, err
-		}
+	r, err := pipeline.Run(pipeline.Spec{
+		Dir: dir, Dataset: dataset, Variant: v.Name, Source: fmt.Sprintf("%s, variant %s, seed %d", dataset, v.Name, seed),
+		Graph: g, Split: s, Planted: planted, Config: cfg, Options: opt, Glove: p.Glove,
+		Env: train.Env{Log: logf, Progress: p.TrainProgress}, Resume: pipeline.ResumeIfPresent,
+	})
+	if r != nil {
+		resumed = r.Resumed
 	}
-	fmt.Fprintf(logf, "%s, variant %s, seed %d: %d documents, %d training links, %s BLAS\n", dataset, v.Name, seed, g.NumDocs(), len(tr.H.TrainLinks), tensor.BLASName())
-	began := time.Now()
-	if err := tr.Run(); err != nil {
+	if err != nil {
 		return nil, resumed, err
 	}
-	secs := time.Since(began).Seconds()
-	res := evaluate.Run(tr.Model, g, s, tr.In, evaluate.Options{MaxNbrs: opt.MaxNbrs, EmbedBatch: opt.EmbedBatch, Planted: planted, Seed: seed})
-	out := outputs.Metrics{
-		Dataset: dataset, Seed: seed, Supervised: cfg.Supervised, Variant: v.Name,
-		Epochs: tr.State.Epoch, BLAS: tensor.BLASName(),
-	}
-	out.KeptEpoch, out.Valid = tr.Kept()
-	for _, e := range tr.History {
-		out.TrainSeconds += e.Seconds // across resumed sessions
-	}
-	if out.TrainSeconds == 0 {
-		out.TrainSeconds = secs
-	}
-	if n := len(tr.History); n > 0 {
-		out.DocsPerSec = tr.History[n-1].DocsPerSec
-	}
-	// Curves before the outputs: metrics.json, written last by
-	// outputs.Write, marks the run finished, so nothing may follow it.
-	if p.Curves != nil {
-		if err := p.Curves(dir, fmt.Sprintf("%s, %s, seed %d", dataset, v.Name, seed), tr.History); err != nil {
-			return nil, resumed, err
-		}
-	}
-	if err := outputs.Write(dir, tr.Model, seed, g, tr.In, res, out); err != nil {
-		return nil, resumed, err
-	}
-	out.Test, out.Topics = res.Test, res.Topics
-	return &out, resumed, nil
+	return &r.Metrics, resumed, nil
 }
 
 func readMetrics(path string) (*outputs.Metrics, error) {

@@ -123,19 +123,20 @@ func TestExitCodes(t *testing.T) {
 	}
 }
 
-// flagLine is a flag in a command's -h output: "  -name type".
-var flagLine = regexp.MustCompile(`^  -([a-z0-9-]+) ([a-z]+)`)
+// flagLine is a flag in a command's help: "  --name type".
+var flagLine = regexp.MustCompile(`^  --([a-z0-9-]+) ([a-z]+)`)
 
 // TestFloatFlagsFinite: every float flag of every command refuses NaN and
 // infinities with exit 2, naming the flag (--lr inf and --weight-decay inf
 // panicked in the optimiser; --max-df nan was accepted). The flags are
-// read from each command's -h, so a flag added later is covered too.
+// read from each command's --help-all, so a flag added later is covered
+// too.
 func TestFloatFlagsFinite(t *testing.T) {
 	found := 0
 	for name := range commands {
-		code, _, help := runCmd(append(strings.Fields(name), "-h")...)
+		code, _, help := runCmd(append(strings.Fields(name), "--help-all")...)
 		if code != 0 {
-			t.Fatalf("%s -h: exit %d", name, code)
+			t.Fatalf("%s --help-all: exit %d", name, code)
 		}
 		for _, line := range strings.Split(help, "\n") {
 			m := flagLine.FindStringSubmatch(line)

@@ -48,11 +48,15 @@ func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(forma
 func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("gtformer "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: gtformer %s %s\n\n", name, synopsis)
-		fs.PrintDefaults()
-	}
+	fs.Bool(helpAllFlag, false, "list every flag, the research options included")
+	fs.Usage = func() { printUsage(stderr, fs, synopsis, "", helpAll(fs)) }
 	return fs
+}
+
+// helpAll reports whether fs's --help-all was given.
+func helpAll(fs *flag.FlagSet) bool {
+	f := fs.Lookup(helpAllFlag)
+	return f != nil && f.Value.String() == "true"
 }
 
 // parseFlags parses args and turns flag errors into usage errors; -h prints
@@ -65,6 +69,10 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 			return err
 		}
 		return usageError{err.Error()}
+	}
+	if helpAll(fs) {
+		fs.Usage()
+		return flag.ErrHelp
 	}
 	var bad error
 	fs.Visit(func(f *flag.Flag) {
@@ -128,6 +136,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		// No command is a usage mistake: the overview goes where errors go.
 		printOverview(stderr)
 		return 2
+	}
+	if args[0] == "help" && len(args) == 2 && args[1] == "--markdown" {
+		if err := writeCLIDoc(stdout); err != nil {
+			fmt.Fprintf(stderr, "gtformer help: %v\n", err)
+			return 1
+		}
+		return 0
 	}
 	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		printOverview(stdout)
