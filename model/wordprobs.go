@@ -86,7 +86,7 @@ func (t *Topics) Lambda() float64 {
 
 // SetLambda sets the background mixture's weight λ to x in (0, 1) (ρ =
 // logit x). It panics without the mixture or outside (0, 1): the callers
-// (topicstart.FitMixWeight) check both.
+// (topicfit.FitMixWeight) check both.
 func (t *Topics) SetLambda(x float64) {
 	if t.Mix == nil || !(x > 0 && x < 1) {
 		panic(fmt.Sprintf("model: SetLambda(%g) with the mixture on: %v", x, t.Mix != nil))

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/gtformer/gtformer/model"
-	"github.com/gtformer/gtformer/topicstart"
+	"github.com/gtformer/gtformer/topicfit"
 )
 
 // initTopics starts the topic side as Opt.TopicInit says (see Options).
@@ -22,20 +22,20 @@ func (t *Trainer) initTopics() error {
 	if t.cache != nil && m.Cfg.CacheReadsTopics() {
 		t.cacheFresh = false
 	}
-	if err := topicstart.Place(m, emb.Tangent, t.Opt.Seed); err != nil {
+	if err := topicfit.Place(m, emb.Tangent, t.Opt.Seed); err != nil {
 		return err
 	}
 	if t.Opt.TopicInit != TopicInitFit {
 		return nil
 	}
-	r, temp := topicstart.Calibrate(m, emb.Tangent)
+	r, temp := topicfit.Calibrate(m, emb.Tangent)
 	m.Cfg.Tree.FDTrack = t.Opt.SimilarityTrack
 	fmt.Fprintf(t.log, "topics placed at k-means clusters of the training documents; σ calibrated: r = %.3g, t = %.3g (tracked at rate %g)\n", r, temp, t.Opt.SimilarityTrack)
 	if t.Opt.TopicWarmup == 0 {
 		return nil
 	}
 	began := time.Now()
-	nll, err := topicstart.Fit(m, emb.Tangent, t.In, t.vs.Train, topicstart.Options{
+	nll, err := topicfit.Fit(m, emb.Tangent, t.In, t.vs.Train, topicfit.Options{
 		Steps: t.Opt.TopicWarmup, LR: t.Opt.TopicWarmupLR, Batch: t.Opt.TopicWarmupBatch,
 		Seed: t.Opt.Seed, DecoderOnly: true,
 	})
@@ -52,7 +52,7 @@ func (t *Trainer) initTopics() error {
 func (t *Trainer) refitDecoder(emb *model.Embeddings) error {
 	defer t.Env.Phases.Start("decoder refit")()
 	began := time.Now()
-	nll, err := topicstart.Fit(t.Model, emb.Tangent, t.In, t.vs.Train, topicstart.Options{
+	nll, err := topicfit.Fit(t.Model, emb.Tangent, t.In, t.vs.Train, topicfit.Options{
 		Steps: t.Opt.DecoderRefit, LR: t.Opt.TopicWarmupLR, Batch: t.Opt.TopicWarmupBatch,
 		Seed: t.Opt.Seed + 1, DecoderOnly: true,
 	})
@@ -111,7 +111,7 @@ func (t *Trainer) fitsSimilarity() bool { return t.Opt.FitSimilarity != "" }
 func (t *Trainer) fitSimilarity(emb *model.Embeddings) error {
 	defer t.Env.Phases.Start("similarity fit")()
 	r0, t0 := t.Model.Topics.Similarity()
-	f, err := topicstart.FitSimilarity(t.Model, emb.Tangent, t.In, t.vs.Train, t.Opt.FitSimilarity == SimilarityFitLevels)
+	f, err := topicfit.FitSimilarity(t.Model, emb.Tangent, t.In, t.vs.Train, t.Opt.FitSimilarity == SimilarityFitLevels)
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/gtformer/gtformer/model"
 	"github.com/gtformer/gtformer/optim"
 	"github.com/gtformer/gtformer/tensor"
-	"github.com/gtformer/gtformer/topicstart"
+	"github.com/gtformer/gtformer/topicfit"
 )
 
 // State is the trainer's position, saved in checkpoints.
@@ -405,7 +405,7 @@ func (t *Trainer) epoch() (*EpochLog, error) {
 			return nil, &nonFinite{step: t.State.Step + 1, part: "gradient norm", val: norm}
 		}
 		t.adam.Step(sched.At(t.State.Step) * t.State.LRScale)
-		topicstart.Track(m, parts.Out.Points, parts.Out.Z)
+		topicfit.Track(m, parts.Out.Points, parts.Out.Z)
 		for _, p := range params {
 			p.ZeroGrad()
 		}
