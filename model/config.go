@@ -252,8 +252,16 @@ func Default() Config {
 	}
 }
 
-// Validate reports the first inconsistent setting.
+// Validate reports every inconsistent setting.
 func (c *Config) Validate() error {
+	if err := c.validate(); err != nil {
+		return fmt.Errorf("model: config: %w", err)
+	}
+	return nil
+}
+
+// validate is Validate without the package's prefix.
+func (c *Config) validate() error {
 	var errs []error
 	check := func(ok bool, format string, a ...any) {
 		if !ok {

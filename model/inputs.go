@@ -164,7 +164,7 @@ func (m *Model) FitFeatures(in *Inputs, train []int32, seed uint64) error {
 	}
 	b, err := features.LSA(in.tfidfRows(), train, m.Cfg.Vocab, m.Cfg.HopDim(), seed)
 	if err != nil {
-		return fmt.Errorf("hop features: %w", err)
+		return fmt.Errorf("model: hop features: %w", err)
 	}
 	// A small corpus spans fewer latent dimensions than the width asks
 	// (min(documents, words)): the missing columns are zero, so the

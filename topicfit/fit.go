@@ -71,7 +71,7 @@ func Fit(m *model.Model, tangent []float32, in *model.Inputs, docs []int32, f Op
 	}
 	for _, p := range ps {
 		if err := opt.Add(p); err != nil {
-			return 0, err
+			return 0, fmt.Errorf("topicfit: fit: %w", err)
 		}
 	}
 	B := f.Batch

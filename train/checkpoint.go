@@ -188,7 +188,7 @@ func HasCheckpoint(dir string) bool {
 // the new generation is removed and the older ones stay.
 func (t *Trainer) SaveCheckpoint(dir string) error {
 	if err := t.saveGeneration(dir); err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
+		return fmt.Errorf("train: checkpoint: %w", err)
 	}
 	return nil
 }

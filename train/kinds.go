@@ -78,7 +78,7 @@ func (f *SimilarityFit) Set(s string) error {
 	case SimilarityFitShared, SimilarityFitLevels:
 		*f = v
 	default:
-		return fmt.Errorf("similarity fit %q: want none, shared or levels", s)
+		return fmt.Errorf("train: similarity fit %q: want none, shared or levels", s)
 	}
 	return nil
 }

@@ -136,7 +136,7 @@ type Options struct {
 // CheckModel reports options that cannot train a model of configuration c.
 func (o *Options) CheckModel(c *model.Config) error {
 	if o.Nesting != NestingCache && c.NestedNeighbors() {
-		return fmt.Errorf("%d hops need the cache nesting (the nested neighbours are read from it), not %q: use --hops 1 with --nesting full", c.Hops, o.Nesting)
+		return fmt.Errorf("train: %d hops need the cache nesting (the nested neighbours are read from it), not %q: use --hops 1 with --nesting full", c.Hops, o.Nesting)
 	}
 	return nil
 }
@@ -179,6 +179,14 @@ func DefaultOptions() Options {
 
 // Validate reports inconsistent options.
 func (o *Options) Validate() error {
+	if err := o.validate(); err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
+	return nil
+}
+
+// validate is Validate without the package's prefix.
+func (o *Options) validate() error {
 	var errs []error
 	check := func(ok bool, format string, a ...any) {
 		if !ok {

@@ -23,9 +23,9 @@ import (
 // earlier builds that this one does not have (removedOptions) is read away
 // when it was off; a run trained with it on is refused.
 func parseTrainerJSON(name string, raw []byte) (*trainerJSON, error) {
-	raw, on, err := model.StripRemoved(raw, removedOptions)
+	raw, on, err := model.StripRemoved(name, raw, removedOptions)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, err
 	}
 	if on != "" {
 		return nil, fmt.Errorf("%s: the run was trained with %s, which this build no longer has; use the build that wrote it", name, on)
@@ -45,7 +45,7 @@ func parseTrainerJSON(name string, raw []byte) (*trainerJSON, error) {
 	if p := tj.InEpoch; p != nil && (p.Batches < 0 || p.Docs < 0 || len(p.Dropout) == 0) {
 		return nil, fmt.Errorf("%s: inconsistent position in the epoch %+v", name, *p)
 	}
-	if err := tj.Options.Validate(); err != nil {
+	if err := tj.Options.validate(); err != nil {
 		return nil, fmt.Errorf("%s: options: %w", name, err)
 	}
 	return &tj, nil
@@ -71,19 +71,19 @@ var ErrNoCheckpoint = errors.New("no complete checkpoint")
 func Resume(dir string, g *corpus.Graph, s *corpus.Split, env Env) (*Trainer, error) {
 	gens, tmps, legacy, err := listCheckpoint(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("resume: %s does not exist: no run wrote a checkpoint there (%w)", dir, ErrNoCheckpoint)
+		return nil, fmt.Errorf("train: resume: %s does not exist: no run wrote a checkpoint there (%w)", dir, ErrNoCheckpoint)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("resume: %w (%w)", err, ErrNoCheckpoint)
+		return nil, fmt.Errorf("train: resume: %w (%w)", err, ErrNoCheckpoint)
 	}
 	if len(gens) == 0 {
 		switch {
 		case legacy:
-			return nil, fmt.Errorf("resume: %s holds a checkpoint in the layout of older versions (its files directly in the folder, without a manifest), which cannot be checked for completeness: train again without resuming (%w)", dir, ErrNoCheckpoint)
+			return nil, fmt.Errorf("train: resume: %s holds a checkpoint in the layout of older versions (its files directly in the folder, without a manifest), which cannot be checked for completeness: train again without resuming (%w)", dir, ErrNoCheckpoint)
 		case len(tmps) > 0:
-			return nil, fmt.Errorf("resume: %s: the run stopped while writing its first checkpoint (%s is incomplete and never used): train again without resuming (%w)", dir, tmps[len(tmps)-1], ErrNoCheckpoint)
+			return nil, fmt.Errorf("train: resume: %s: the run stopped while writing its first checkpoint (%s is incomplete and never used): train again without resuming (%w)", dir, tmps[len(tmps)-1], ErrNoCheckpoint)
 		default:
-			return nil, fmt.Errorf("resume: %s holds no checkpoint: one is written after every epoch (%w)", dir, ErrNoCheckpoint)
+			return nil, fmt.Errorf("train: resume: %s holds no checkpoint: one is written after every epoch (%w)", dir, ErrNoCheckpoint)
 		}
 	}
 	log := env.log()
@@ -97,7 +97,7 @@ func Resume(dir string, g *corpus.Graph, s *corpus.Split, env Env) (*Trainer, er
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("resume: %s: %w", gdir, err)
+			return nil, fmt.Errorf("train: resume: %s: %w", gdir, err)
 		}
 		for _, r := range reasons {
 			fmt.Fprintf(log, "checkpoint %s is damaged and not used\n", r)
@@ -105,7 +105,7 @@ func Resume(dir string, g *corpus.Graph, s *corpus.Split, env Env) (*Trainer, er
 		t.sess.generation = gens[i].name
 		return t, nil
 	}
-	return nil, fmt.Errorf("resume: no usable checkpoint in %s: %s (%w)", dir, strings.Join(reasons, "; "), ErrNoCheckpoint)
+	return nil, fmt.Errorf("train: resume: no usable checkpoint in %s: %s (%w)", dir, strings.Join(reasons, "; "), ErrNoCheckpoint)
 }
 
 // resumeGeneration rebuilds a trainer from one generation; a

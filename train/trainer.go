@@ -153,21 +153,21 @@ func clonePtr[T any](p *T) *T {
 // the checkpoint).
 func setup(m *model.Model, g *corpus.Graph, s *corpus.Split, opt Options, env Env) (*Trainer, error) {
 	if err := opt.Validate(); err != nil {
-		return nil, fmt.Errorf("training options: %w", err)
+		return nil, err
 	}
 	if env.StopAfter < 0 {
-		return nil, fmt.Errorf("stop after %d epochs: must be non-negative (0 = all)", env.StopAfter)
+		return nil, fmt.Errorf("train: stop after %d epochs: must be non-negative (0 = all)", env.StopAfter)
 	}
 	// A checkpoint resumed on other data would index past the model's
 	// tables; say so instead.
 	if m.Cfg.Vocab != len(g.Vocab) {
-		return nil, fmt.Errorf("the model has a vocabulary of %d words and the corpus %d: a model trains only on the corpus it was built for", m.Cfg.Vocab, len(g.Vocab))
+		return nil, fmt.Errorf("train: the model has a vocabulary of %d words and the corpus %d: a model trains only on the corpus it was built for", m.Cfg.Vocab, len(g.Vocab))
 	}
 	if m.Cfg.Supervised && (g.Labels == nil || g.NumLabels() != m.Cfg.NumLabels) {
-		return nil, fmt.Errorf("the supervised model has %d labels and the corpus %d: a model trains only on the corpus it was built for", m.Cfg.NumLabels, g.NumLabels())
+		return nil, fmt.Errorf("train: the supervised model has %d labels and the corpus %d: a model trains only on the corpus it was built for", m.Cfg.NumLabels, g.NumLabels())
 	}
 	if len(g.Vocab) < minVocab {
-		return nil, fmt.Errorf("the corpus has a vocabulary of %d word: topics are distributions over words and need at least %d to differ", len(g.Vocab), minVocab)
+		return nil, fmt.Errorf("train: the corpus has a vocabulary of %d word: topics are distributions over words and need at least %d to differ", len(g.Vocab), minVocab)
 	}
 	if err := opt.CheckModel(&m.Cfg); err != nil {
 		return nil, err
@@ -182,7 +182,7 @@ func setup(m *model.Model, g *corpus.Graph, s *corpus.Split, opt Options, env En
 	h := s.Holdout(g)
 	stop()
 	if len(h.TrainLinks) == 0 {
-		return nil, errors.New("no links among the training documents outside validation: the graph loss has nothing to learn from (use --knn-links to induce links from text similarity)")
+		return nil, errors.New("train: no links among the training documents outside validation: the graph loss has nothing to learn from (use --knn-links to induce links from text similarity)")
 	}
 	// The hop features' basis reads the training documents' text (as the
 	// idf does); their propagation, like everything training sees, only
@@ -217,7 +217,7 @@ func setup(m *model.Model, g *corpus.Graph, s *corpus.Split, opt Options, env En
 	t.adam = optim.NewAdamW(cfg)
 	for _, p := range m.Params() {
 		if err := t.adam.Add(p); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("train: optimiser: %w", err)
 		}
 	}
 	if opt.Nesting == NestingCache {
@@ -280,7 +280,7 @@ func (t *Trainer) Run() error {
 				return err
 			}
 			if t.State.Rollbacks >= 3 {
-				return fmt.Errorf("%w; stopped after %d roll-backs (the model was not written)", err, t.State.Rollbacks)
+				return fmt.Errorf("train: %w; stopped after %d roll-backs (the model was not written)", err, t.State.Rollbacks)
 			}
 			t.restore(start)
 			t.State.Rollbacks++

@@ -41,7 +41,7 @@ func (t *Trainer) growTree(emb *model.Embeddings, add bool) error {
 	}
 	res, err := m.Topics.Tree.Update(shares, uo)
 	if err != nil {
-		return fmt.Errorf("tree update after epoch %d: %w", t.State.Epoch, err)
+		return fmt.Errorf("train: tree update after epoch %d: %w", t.State.Epoch, err)
 	}
 	for _, c := range res.Changes {
 		fmt.Fprintf(t.log, "epoch %d: %v\n", t.State.Epoch, c)
@@ -67,7 +67,7 @@ func (t *Trainer) trainShares(emb *model.Embeddings) (shares []float64, theta []
 	acc.Add(tensor.FromData(theta, len(docs), emb.Topics), lengths)
 	shares, err = acc.Shares()
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("tree update after epoch %d: %w", t.State.Epoch, err)
+		return nil, nil, nil, fmt.Errorf("train: tree update after epoch %d: %w", t.State.Epoch, err)
 	}
 	return shares, theta, lengths, nil
 }
@@ -85,10 +85,10 @@ func (t *Trainer) remapTopics(res topictree.UpdateResult) error {
 	name := m.Topics.Input.Name
 	in := m.Topics.Remap(res.OldRow)
 	if err := t.adam.RemapRows(name, in.Shape, res.OldRow); err != nil {
-		return fmt.Errorf("tree update after epoch %d: %w", t.State.Epoch, err)
+		return fmt.Errorf("train: tree update after epoch %d: %w", t.State.Epoch, err)
 	}
 	if err := t.adam.Rebind(in); err != nil {
-		return fmt.Errorf("tree update after epoch %d: %w", t.State.Epoch, err)
+		return fmt.Errorf("train: tree update after epoch %d: %w", t.State.Epoch, err)
 	}
 	return nil
 }
