@@ -24,7 +24,7 @@ import (
 	"github.com/gtformer/gtformer/tensor"
 )
 
-// A checkpoint is one unit. The checkpoint directory (Options.Checkpoint)
+// A checkpoint is one unit. The checkpoint directory (Env.Checkpoint)
 // holds generations, each a directory written in full under a temporary
 // name and switched in by one rename:
 //

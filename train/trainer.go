@@ -232,13 +232,13 @@ func (t *Trainer) schedule() optim.Schedule {
 }
 
 // Run trains from the current state to Opt.Epochs and leaves the model at its
-// best validated state. With Opt.StopAfter > 0 it returns after that many
+// best validated state. With Env.StopAfter > 0 it returns after that many
 // epochs of this session and, if Opt.Epochs is not reached yet, leaves the
 // model at its current state (the checkpoint continues from there).
 //
 // Interrupt makes Run return an *Interrupted error once the step in
 // progress is done, after writing a checkpoint of that state (when
-// Opt.Checkpoint is set).
+// Env.Checkpoint is set).
 func (t *Trainer) Run() error {
 	if !t.sess.resumed && t.State.Epoch == 0 && t.State.Step == 0 {
 		if err := t.initTopics(); err != nil {
