@@ -306,7 +306,7 @@ func TestPlanValidate(t *testing.T) {
 		{"repeated seeds", func(p *Plan) { p.Seeds = []uint64{2, 1, 2} }, "seeds [2 1 2] repeat"},
 		{"dataset path as name", func(p *Plan) { p.Datasets[0].Name = "a/b" }, `dataset name "a/b"`},
 		{"no datasets", func(p *Plan) { p.Datasets = nil }, "no datasets"},
-		{"bad width", func(p *Plan) { p.Config.Width = 15 }, "variant default: heads 2 must divide width 15"},
+		{"bad width", func(p *Plan) { p.Config.Width = 15 }, "variant default: model: config: heads 2 must divide width 15"},
 		{"bad options", func(p *Plan) { p.Options.BatchLinks = 0 }, "batch of 0 links"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

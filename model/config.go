@@ -157,7 +157,7 @@ type TreeConfig struct {
 	// the last child keeps at least half of every split. A fixed r alone
 	// did not help: with r = 4 every document starts within σ ≈ 0.9 of the
 	// first child, which then takes everything. What works is r and t
-	// measured from the documents (topicstart.Calibrate, train's default
+	// measured from the documents (topicfit.Calibrate, train's default
 	// topic start) and tracked as they spread (FDTrack); see
 	// docs/design.md, "Topic start".
 	FDRadius float64 `json:"fd_radius"`
@@ -166,11 +166,11 @@ type TreeConfig struct {
 	// unchanged. Both r and t are in squared-distance units and depend on
 	// how far apart the documents are, which depends on the corpus and the
 	// width: train's topic initialisation "fit" measures them from the
-	// documents (topicstart.Calibrate) and stores the result here.
+	// documents (topicfit.Calibrate) and stores the result here.
 	FDTemp float64 `json:"fd_temp,omitempty"`
 	// FDTrack, when positive, makes r and t follow the documents during
 	// training: after every step, (r, t) ← (1−μ)(r, t) + μ(r_b, t_b) with
-	// μ = FDTrack and (r_b, t_b) the calibration of topicstart.Calibrate on
+	// μ = FDTrack and (r_b, t_b) the calibration of topicfit.Calibrate on
 	// the batch's final document points. The graph loss spreads the
 	// documents out as it trains (on ML the median squared distance to the
 	// nearest leaf grows several-fold in the first epoch), and a σ fixed at
@@ -178,7 +178,7 @@ type TreeConfig struct {
 	// down the last path. 0: r and t stay as they are.
 	FDTrack float64 `json:"fd_track,omitempty"`
 	// FDContrast is the similarity q that the calibration of r and t
-	// (topicstart.Calibrate and Track) gives a document at the typical
+	// (topicfit.Calibrate and Track) gives a document at the typical
 	// distance from its own leaf topic; it gives 1 − q at the typical
 	// distance from the others. 0 means DefaultContrast. Higher is
 	// sharper: the paths' stick-breaking then commits each document to
@@ -252,8 +252,16 @@ func Default() Config {
 	}
 }
 
-// Validate reports the first inconsistent setting.
+// Validate reports every inconsistent setting.
 func (c *Config) Validate() error {
+	if err := c.validate(); err != nil {
+		return fmt.Errorf("model: config: %w", err)
+	}
+	return nil
+}
+
+// validate is Validate without the package's prefix.
+func (c *Config) validate() error {
 	var errs []error
 	check := func(ok bool, format string, a ...any) {
 		if !ok {

@@ -90,7 +90,7 @@ func (m *Model) DropoutState() ([]byte, error) { return m.dropSrc.MarshalBinary(
 // SetDropoutState restores a position returned by DropoutState.
 func (m *Model) SetDropoutState(b []byte) error {
 	if err := m.dropSrc.UnmarshalBinary(b); err != nil {
-		return fmt.Errorf("dropout state: %w", err)
+		return fmt.Errorf("model: dropout state: %w", err)
 	}
 	return nil
 }
@@ -98,11 +98,20 @@ func (m *Model) SetDropoutState(b []byte) error {
 // New builds a model with freshly initialised parameters. cfg.Vocab (and
 // cfg.NumLabels for supervised training) must be set.
 func New(cfg Config, seed uint64) (*Model, error) {
+	m, err := newModel(cfg, seed)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	return m, nil
+}
+
+// newModel is New without the package's prefix on its errors.
+func newModel(cfg Config, seed uint64) (*Model, error) {
 	if cfg.InitScale == 0 {
 		cfg.InitScale = float32(1 / math.Sqrt(float64(cfg.Width)))
 	}
-	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("model config: %w", err)
+	if err := cfg.validate(); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x67746672))    // parameters
 	attRng := rand.New(rand.NewPCG(seed, 0x67617474)) // graph attention's Q and K
@@ -321,7 +330,7 @@ func uniqueDocs(docs []int32) (uniq, where []int32) {
 func (m *Model) InitWordVectors(vecs []float32, dim int, seed uint64) error {
 	V, n := m.Cfg.Vocab, m.Cfg.Width
 	if dim <= 0 || len(vecs) != V*dim {
-		return fmt.Errorf("word vectors: %d values for %d words of width %d", len(vecs), V, dim)
+		return fmt.Errorf("model: word vectors: %d values for %d words of width %d", len(vecs), V, dim)
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x676c6f7665))
 	proj := make([]float64, dim*n)

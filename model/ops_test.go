@@ -275,7 +275,7 @@ func TestGraphAttentionSelfCounts(t *testing.T) {
 // TestLossHasNoSideEffects: a training Loss (forward and backward) leaves
 // the configuration (σ's r and t included), the tree and every parameter
 // as they were; only gradients change. σ's tracking is the trainer's
-// (topicstart.Track), not the loss's.
+// (topicfit.Track), not the loss's.
 func TestLossHasNoSideEffects(t *testing.T) {
 	f := newGradFixture(t, gradCases()[1])
 	f.m.SetSimilarity(2, 0.5)

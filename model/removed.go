@@ -72,7 +72,8 @@ func OffAt(x float64) func(any) bool {
 // that it holds at an off value. When one was on it returns its key in on,
 // with raw unchanged; the caller names it in its error. Input that is not
 // a JSON object comes back as it is, for the caller's decoder to report.
-func StripRemoved(raw []byte, removed []Removed) (out []byte, on string, err error) {
+// name is the file's, for messages.
+func StripRemoved(name string, raw []byte, removed []Removed) (out []byte, on string, err error) {
 	var top map[string]json.RawMessage
 	if json.Unmarshal(raw, &top) != nil {
 		return raw, "", nil
@@ -96,7 +97,7 @@ func StripRemoved(raw []byte, removed []Removed) (out []byte, on string, err err
 		}
 		var x any
 		if err := json.Unmarshal(v, &x); err != nil {
-			return raw, "", fmt.Errorf("model: %s: %w", r.Key, err)
+			return raw, "", fmt.Errorf("model: %s: %s: %w", name, r.Key, err)
 		}
 		off := r.Off
 		if off == nil {
@@ -110,7 +111,7 @@ func StripRemoved(raw []byte, removed []Removed) (out []byte, on string, err err
 		for i := len(r.In) - 1; i >= 0; i-- {
 			b, err := json.Marshal(obj)
 			if err != nil {
-				return raw, "", fmt.Errorf("model: %s: %w", r.Key, err)
+				return raw, "", fmt.Errorf("model: %s: %s: %w", name, r.Key, err)
 			}
 			parents[i][r.In[i]] = b
 			obj = parents[i]
@@ -122,7 +123,7 @@ func StripRemoved(raw []byte, removed []Removed) (out []byte, on string, err err
 	}
 	out, err = json.Marshal(top)
 	if err != nil {
-		return raw, "", fmt.Errorf("model: %w", err)
+		return raw, "", fmt.Errorf("model: %s: %w", name, err)
 	}
 	return out, "", nil
 }

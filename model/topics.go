@@ -103,7 +103,7 @@ func (m *Model) SetLevelSimilarity(r, t float64) {
 // large, so that β starts distinct per topic. The price: at the shared
 // learning rate U barely moves, and the topics' word distributions are
 // learned mostly by moving the topic points. train's topic start therefore
-// fits U alone, at a high rate, before the first step (topicstart.Fit), and
+// fits U alone, at a high rate, before the first step (topicfit.Fit), and
 // trains U at 10× the shared rate afterwards (train.Options.DecoderLRScale),
 // without which the decoder lags θ as the documents move (docs/design.md, "Choices beyond the paper").
 const DecoderInitStd = 4

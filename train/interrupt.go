@@ -23,7 +23,7 @@ type Interrupted struct {
 	Step    int64 // optimiser steps taken
 	InEpoch int   // steps of epoch Epoch+1 done (0: stopped between epochs)
 	Steps   int64 // steps per epoch
-	// Checkpoint is the generation's directory; "" when Options.Checkpoint
+	// Checkpoint is the generation's directory; "" when Env.Checkpoint
 	// is empty (nothing was saved).
 	Checkpoint string
 }
@@ -34,9 +34,9 @@ func (e *Interrupted) Error() string {
 		where = fmt.Sprintf("in epoch %d after %d of its %d steps", e.Epoch+1, e.InEpoch, e.Steps)
 	}
 	if e.Checkpoint == "" {
-		return "training interrupted " + where + "; no checkpoint directory was set, so nothing was saved"
+		return "train: training interrupted " + where + "; no checkpoint directory was set, so nothing was saved"
 	}
-	return fmt.Sprintf("training interrupted %s (step %d); checkpoint %s", where, e.Step, e.Checkpoint)
+	return fmt.Sprintf("train: training interrupted %s (step %d); checkpoint %s", where, e.Step, e.Checkpoint)
 }
 
 // errStopped ends an epoch that Interrupt stopped (epoch to Run).
@@ -95,12 +95,12 @@ func (t *Trainer) stopped() error {
 			t.Model.SeedDropout(t.Opt.Seed, uint64(t.State.Epoch))
 			st, err := t.Model.DropoutState()
 			if err != nil {
-				return err
+				return fmt.Errorf("train: dropout state: %w", err)
 			}
 			t.sess.part = &partialEpoch{dropout: st, start: t.snapshot()}
 		}
-		if err := t.SaveCheckpoint(t.Env.Checkpoint); err != nil {
-			return fmt.Errorf("training interrupted, but its checkpoint could not be written (the last complete one stays): %w", err)
+		if err := t.saveGeneration(t.Env.Checkpoint); err != nil {
+			return fmt.Errorf("train: training interrupted, but its checkpoint could not be written (the last complete one stays): %w", err)
 		}
 		t.sess.saved = true
 	}

@@ -22,13 +22,13 @@ type TopicInit string
 const (
 	// TopicInitFit is TopicInitKMeans, then σ's radius and temperature
 	// calibrated to the documents' distances from their topics
-	// (topicstart.Calibrate; it overrides the configured ones), then
+	// (topicfit.Calibrate; it overrides the configured ones), then
 	// Options.TopicWarmup steps fitting the decoder U alone to the
 	// documents' words with the topics held at their clusters
-	// (topicstart.Fit).
+	// (topicfit.Fit).
 	TopicInitFit TopicInit = "fit"
 	// TopicInitKMeans places the topics at a hierarchical k-means
-	// clustering of the training documents' embeddings (topicstart.Place).
+	// clustering of the training documents' embeddings (topicfit.Place).
 	TopicInitKMeans TopicInit = "kmeans"
 	// TopicInitRandom leaves the topics as built, with the configured σ
 	// (the paper).
@@ -49,7 +49,7 @@ const (
 )
 
 // SimilarityFit is which end-of-training fit of σ's radius and temperature
-// to the training documents' words runs (topicstart.FitSimilarity). The
+// to the training documents' words runs (topicfit.FitSimilarity). The
 // zero value is none; "none", as earlier builds and the command spell it,
 // reads as the zero value.
 type SimilarityFit string
@@ -78,7 +78,7 @@ func (f *SimilarityFit) Set(s string) error {
 	case SimilarityFitShared, SimilarityFitLevels:
 		*f = v
 	default:
-		return fmt.Errorf("similarity fit %q: want none, shared or levels", s)
+		return fmt.Errorf("train: similarity fit %q: want none, shared or levels", s)
 	}
 	return nil
 }

@@ -61,7 +61,7 @@ type Options struct {
 	// moments are kept. 0: never.
 	TopicRefit int `json:"topic_refit,omitempty"`
 	// DecoderRefit, when positive, ends training with that many
-	// decoder-only steps (topicstart.Fit, as the warm-up: TopicWarmupBatch
+	// decoder-only steps (topicfit.Fit, as the warm-up: TopicWarmupBatch
 	// documents at TopicWarmupLR) on the training documents as the final
 	// weights embed them, before the last validation: the words' fit of
 	// the final θ, which the joint steps leave behind as the documents
@@ -80,7 +80,7 @@ type Options struct {
 	// comes back without the refit. 0: off.
 	BackgroundMixAtEnd float64 `json:"background_mix_at_end,omitempty"`
 	// FitSimilarity ends training by fitting σ's radius r and temperature
-	// t to the training documents' words (topicstart.FitSimilarity), before
+	// t to the training documents' words (topicfit.FitSimilarity), before
 	// the last validation (and with DecoderRefit, once before the refit and
 	// once after it): r and t are set from
 	// the documents' distances for the embeddings' sake and never see the
@@ -136,7 +136,7 @@ type Options struct {
 // CheckModel reports options that cannot train a model of configuration c.
 func (o *Options) CheckModel(c *model.Config) error {
 	if o.Nesting != NestingCache && c.NestedNeighbors() {
-		return fmt.Errorf("%d hops need the cache nesting (the nested neighbours are read from it), not %q: use --hops 1 with --nesting full", c.Hops, o.Nesting)
+		return fmt.Errorf("train: %d hops need the cache nesting (the nested neighbours are read from it), not %q: use --hops 1 with --nesting full", c.Hops, o.Nesting)
 	}
 	return nil
 }
@@ -179,6 +179,14 @@ func DefaultOptions() Options {
 
 // Validate reports inconsistent options.
 func (o *Options) Validate() error {
+	if err := o.validate(); err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
+	return nil
+}
+
+// validate is Validate without the package's prefix.
+func (o *Options) validate() error {
 	var errs []error
 	check := func(ok bool, format string, a ...any) {
 		if !ok {

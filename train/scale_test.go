@@ -186,7 +186,7 @@ func TestSampledStepsReproduce(t *testing.T) {
 	if len(a.History) != 2 || a.History[1].ValidF1 == nil || a.History[1].LevelShare == nil {
 		t.Fatalf("validation history %+v", a.History)
 	}
-	for _, p := range []string{"split and sampler", "tf-idf", "features", "topic start", "cache refresh", "steps", "validation", "growth"} {
+	for _, p := range []string{"split and sampler", "tf-idf", "features", "topic start", "cache refresh", "steps", "validation", "growth", "final prune", "similarity fit", "decoder refit"} {
 		if _, ok := ph.Seconds()[p]; !ok {
 			t.Errorf("phase %q not timed (have %v)", p, ph.Names())
 		}

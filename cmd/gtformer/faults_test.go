@@ -221,6 +221,8 @@ func TestResumeChecksSettings(t *testing.T) {
 		// flag is covered when it is registered there).
 		{"hop features", []string{"--resume", "--feature-hops", "0", "--mask-targets=false"}, []string{"--feature-hops 0 (the checkpoint's run has 3)", "--mask-targets false (the checkpoint's run has true)"}},
 		{"selection", []string{"--resume", "--select", "best"}, []string{"--select best (the checkpoint's run has last)"}},
+		// Flags that set a list or a pointer are compared by value too.
+		{"gate and background levels", []string{"--resume", "--skip-gate", "0.5", "--background-levels", "1,1"}, []string{"--skip-gate 0.5 (the checkpoint's run has it unset)", "--background-levels 1,1 (the checkpoint's run has 1,0,0)"}},
 		{"steps and sample", []string{"--resume", "--steps-per-epoch", "5", "--sample-docs", "100"}, []string{"--steps-per-epoch 5 (the checkpoint's run has 0)", "--sample-docs 100 (the checkpoint's run has 4000)"}},
 		{"tree growth and priors", []string{"--resume", "--prune-by", "subtree", "--lambda-level", "0", "--lambda-div", "0.5"}, []string{"--prune-by subtree (the checkpoint's run has path)", "--lambda-level 0 (the checkpoint's run has 1)", "--lambda-div 0.5 (the checkpoint's run has 0)"}},
 	} {

@@ -78,15 +78,7 @@ func (f *modelFlags) registerFrom(fs *flag.FlagSet, s preset.Settings) {
 	fs.IntVar(&c.FeatureHops, "feature-hops", c.FeatureHops, "[CLS] features: the document's latent-semantic tf-idf averaged over 0..K hops of its links (0: none)")
 	fs.IntVar(&c.FeatureDim, "feature-dim", c.FeatureDim, "dimensions of the latent semantic basis of --feature-hops (0: the width)")
 	fs.BoolVar(&c.FeatureSkip, "feature-skip", c.FeatureSkip, "add the propagated features to the final embedding too (the encoder learns a correction)")
-	fs.Func("skip-gate", "with --feature-skip: initial gate on the encoder's path in the final embedding (0: the features alone; default 1)", func(v string) error {
-		var x float64
-		if _, err := fmt.Sscan(v, &x); err != nil {
-			return err
-		}
-		g := float32(x)
-		c.SkipGate = &g
-		return nil
-	})
+	fs.Var(skipGateFlag{&c.SkipGate}, "skip-gate", "with --feature-skip: initial gate on the encoder's path in the final embedding (0: the features alone; default 1)")
 	fs.StringVar((*string)(&c.Tree.Mode), "tree", string(c.Tree.Mode), "topic tree: grow (grow and prune), fixed, or flat")
 	fs.IntVar(&c.Tree.InitDepth, "tree-depth", c.Tree.InitDepth, "levels of the initial tree")
 	fs.IntVar(&c.Tree.Branching, "tree-branching", c.Tree.Branching, "children per topic in the initial tree")
@@ -103,14 +95,7 @@ func (f *modelFlags) registerFrom(fs *flag.FlagSet, s preset.Settings) {
 	fs.Float64Var(&c.Tree.Tau, "tau", c.Tree.Tau, "depth temperature base τ: topic t's words are softmax(U·log_o z_t / τ^(1/(level+1))), flattest at the root")
 	fs.BoolVar(&c.Tree.KeepDepth, "keep-depth", c.Tree.KeepDepth, "growth keeps every path at the tree's depth (new topics under the leaves' parents; pruning keeps a child)")
 	fs.Var((*backgroundFlag)(&c.Tree), "background", "the decoder's background: the corpus's word frequencies added to the logits of the levels --background-levels weights")
-	fs.Func("background-levels", "the background's weight per level, root first, comma-separated (levels past the list: 0); sets --background", func(v string) error {
-		ws, err := parseFloatList(v, false)
-		if err != nil {
-			return err
-		}
-		c.Tree.Background, c.Tree.BackgroundLevels = true, ws
-		return nil
-	})
+	fs.Var(levelsFlag{&c.Tree}, "background-levels", "the background's weight per level, root first, comma-separated (levels past the list: 0); sets --background")
 	fs.BoolVar(&c.Tree.GrowLeaves, "grow-leaves", c.Tree.GrowLeaves, "let leaves grow children (deepens the tree; not in the paper)")
 	fs.BoolVar(&c.NoTree, "no-tree-embedding", c.NoTree, "ablation: layers 2..L do not see the tree embedding e_i")
 	fs.BoolVar(&c.NoGraph, "no-graph-embedding", c.NoGraph, "ablation: layers 2..L do not see the graph embedding g_i")
@@ -122,6 +107,52 @@ func (f *modelFlags) registerFrom(fs *flag.FlagSet, s preset.Settings) {
 	fs.IntVar(&c.Neighbors, "neighbors", c.Neighbors, "sampled neighbours per document (k)")
 	fs.IntVar(&c.Hops, "hops", c.Hops, "graph hops of the graph embedding: 1 (the paper) or 2 (neighbours nested over theirs; needs --nesting cache)")
 	fs.BoolVar(&f.glove, "glove", true, "initialise word rows from the corpus's word vectors (word_embeddings_glove_300d.txt) when it has them")
+}
+
+// skipGateFlag is --skip-gate: the gate's start behind a pointer (nil:
+// not given, the model's 1). Its String gives the value back, so that
+// --resume can compare it with the checkpoint's.
+type skipGateFlag struct{ p **float32 }
+
+func (v skipGateFlag) String() string {
+	if v.p == nil || *v.p == nil {
+		return ""
+	}
+	return strconv.FormatFloat(float64(**v.p), 'g', -1, 32)
+}
+
+func (v skipGateFlag) Set(s string) error {
+	var x float64
+	if _, err := fmt.Sscan(s, &x); err != nil {
+		return err
+	}
+	g := float32(x)
+	*v.p = &g
+	return nil
+}
+
+// levelsFlag is --background-levels: the background's weight per level,
+// which turns the background on.
+type levelsFlag struct{ t *model.TreeConfig }
+
+func (v levelsFlag) String() string {
+	if v.t == nil {
+		return ""
+	}
+	parts := make([]string, len(v.t.BackgroundLevels))
+	for i, w := range v.t.BackgroundLevels {
+		parts[i] = strconv.FormatFloat(w, 'g', -1, 64)
+	}
+	return strings.Join(parts, ",")
+}
+
+func (v levelsFlag) Set(s string) error {
+	ws, err := parseFloatList(s, false)
+	if err != nil {
+		return err
+	}
+	v.t.Background, v.t.BackgroundLevels = true, ws
+	return nil
 }
 
 // backgroundFlag is --background: a boolean that also drops the level

@@ -187,15 +187,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.As(err, &ee):
-		fmt.Fprintf(stderr, "gtformer %s: %v\n", c.name, err)
+		fmt.Fprintf(stderr, "gtformer %s: %s\n", c.name, unstutter(c.name, err))
 		return ee.code
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "gtformer %s: %v\n", c.name, err)
+		fmt.Fprintf(stderr, "gtformer %s: %s\n", c.name, unstutter(c.name, err))
 		return 2
 	default:
-		fmt.Fprintf(stderr, "gtformer %s: %v\n", c.name, err)
+		fmt.Fprintf(stderr, "gtformer %s: %s\n", c.name, unstutter(c.name, err))
 		return 1
 	}
+}
+
+// unstutter is err's message without a leading "name: ": the packages
+// prefix their errors with their name, and two share it with a command
+// (train, model), which would print "gtformer train: train: ...".
+func unstutter(name string, err error) string {
+	return strings.TrimPrefix(err.Error(), name+": ")
 }
 
 func groupCommands(prefix string) []string {

@@ -98,7 +98,9 @@ func recordedFlag(tr *train.Trainer, name, value string) (had string, differs bo
 	mf.cfg.SkipGate = clonePtr(tr.Start.SkipGate)
 	mf.cfg.Tree.BackgroundLevels = slices.Clone(tr.Start.Tree.BackgroundLevels)
 	f := rfs.Lookup(name)
-	had = f.Value.String()
+	if had = f.Value.String(); had == "" {
+		had = "it unset"
+	}
 	if err := rfs.Set(name, value); err != nil {
 		return "", false, fmt.Errorf("--%s %s: %w", name, value, err)
 	}

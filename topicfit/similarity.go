@@ -1,4 +1,4 @@
-package topicstart
+package topicfit
 
 import (
 	"fmt"
@@ -46,7 +46,7 @@ func FitSimilarity(m *model.Model, tangent []float32, in *model.Inputs, docs []i
 	f.R, f.T = m.Topics.Similarity()
 	f.LevelR, f.LevelT = m.Topics.LevelSimilarity()
 	if len(tangent) != len(docs)*n {
-		return f, fmt.Errorf("topicstart: similarity fit: %d tangent values for %d documents of width %d", len(tangent), len(docs), n)
+		return f, fmt.Errorf("topicfit: similarity fit: %d tangent values for %d documents of width %d", len(tangent), len(docs), n)
 	}
 	if len(docs) == 0 || m.Cfg.LambdaTopic == 0 {
 		f.Before, f.After = math.NaN(), math.NaN()
