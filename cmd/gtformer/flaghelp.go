@@ -49,30 +49,47 @@ func printUsage(w io.Writer, fs *flag.FlagSet, synopsis, text string, all bool) 
 	}
 	groups := flagGroups[fs.Name()]
 	placed := map[string]bool{helpAllFlag: true}
-	hidden := 0
 	for _, g := range groups {
 		for _, name := range g.flags {
 			placed[name] = true
 		}
-		if g.hidden && !all {
-			hidden += len(g.flags)
-			continue
-		}
-		printGroup(w, fs, g.title, g.flags)
 	}
+	// The flags no group names come first: a command that groups only
+	// its hidden flags lists the others as it always did.
 	var rest []string
 	fs.VisitAll(func(f *flag.Flag) {
 		if !placed[f.Name] {
 			rest = append(rest, f.Name)
 		}
 	})
-	title := "flags"
-	if len(groups) > 0 {
-		title = "other flags"
+	printGroup(w, fs, "flags", rest)
+	hidden := 0
+	for _, g := range groups {
+		if g.hidden && !all {
+			for _, name := range g.flags {
+				if fs.Lookup(name) != nil {
+					hidden++
+				}
+			}
+			continue
+		}
+		printGroup(w, fs, g.title, g.flags)
 	}
-	printGroup(w, fs, title, rest)
 	if hidden > 0 {
 		fmt.Fprintf(w, "\n%d more flags (research options, stress tests, the finer settings): --%s lists every flag\n", hidden, helpAllFlag)
+	}
+}
+
+// corpusGroups are the corpus flags that the commands reading a corpus
+// hide behind --help-all.
+var corpusGroups = []flagGroup{
+	{title: "corpus reading", hidden: true, flags: []string{"knn-k", "knn-budget", "min-df", "max-df", "max-vocab", "split-seed"}},
+	{title: "stress tests", hidden: true, flags: []string{"drop-links", "cut-words"}},
+}
+
+func init() {
+	for _, name := range []string{"baseline", "eval", "embed", "report", "data stats", "data validate", "bench serve"} {
+		flagGroups["gtformer "+name] = corpusGroups
 	}
 }
 
