@@ -105,42 +105,42 @@ const (
 func (p *Plan) Validate() error {
 	var errs []error
 	if p.Out == "" {
-		errs = append(errs, errors.New("no output folder"))
+		errs = append(errs, errors.New("experiment: no output folder"))
 	}
 	if len(p.Datasets) == 0 {
-		errs = append(errs, errors.New("no datasets"))
+		errs = append(errs, errors.New("experiment: no datasets"))
 	}
 	if len(p.Seeds) == 0 {
-		errs = append(errs, errors.New("no seeds"))
+		errs = append(errs, errors.New("experiment: no seeds"))
 	}
 	if len(p.Variants) == 0 {
-		errs = append(errs, errors.New("no variants"))
+		errs = append(errs, errors.New("experiment: no variants"))
 	}
 	if p.LDAIter < 0 {
-		errs = append(errs, fmt.Errorf("LDA iterations %d: want at least 1 (0: the default)", p.LDAIter))
+		errs = append(errs, fmt.Errorf("experiment: LDA iterations %d: want at least 1 (0: the default)", p.LDAIter))
 	}
 	names := map[string]bool{}
 	for _, d := range p.Datasets {
 		if d.Name == "" || d.Name != filepath.Base(d.Name) || d.Name == "." || d.Name == ".." {
-			errs = append(errs, fmt.Errorf("dataset name %q is not a plain folder name", d.Name))
+			errs = append(errs, fmt.Errorf("experiment: dataset name %q is not a plain folder name", d.Name))
 		}
 		if names[d.Name] {
-			errs = append(errs, fmt.Errorf("dataset %q listed twice", d.Name))
+			errs = append(errs, fmt.Errorf("experiment: dataset %q listed twice", d.Name))
 		}
 		names[d.Name] = true
 	}
 	if len(slices.Compact(slices.Sorted(slices.Values(p.Seeds)))) != len(p.Seeds) {
-		errs = append(errs, fmt.Errorf("seeds %v repeat", p.Seeds))
+		errs = append(errs, fmt.Errorf("experiment: seeds %v repeat", p.Seeds))
 	}
 	for _, v := range p.Variants {
 		cfg, opt := p.settings(v, 0)
 		// The data fills these in; stand-ins let Validate check the rest.
 		cfg.Vocab, cfg.NumLabels = 1, 2
 		if err := cfg.Validate(); err != nil {
-			errs = append(errs, fmt.Errorf("variant %s: %w", v.Name, err))
+			errs = append(errs, fmt.Errorf("experiment: variant %s: %w", v.Name, err))
 		}
 		if err := opt.Validate(); err != nil {
-			errs = append(errs, fmt.Errorf("variant %s: %w", v.Name, err))
+			errs = append(errs, fmt.Errorf("experiment: variant %s: %w", v.Name, err))
 		}
 	}
 	return errors.Join(errs...)
@@ -182,13 +182,13 @@ func checkSpec(dir string, want runSpec) error {
 		return nil // a folder from before run.json, or copied in by hand
 	}
 	if err != nil {
-		return err
+		return fmt.Errorf("experiment: %w", err)
 	}
 	// Compared as raw JSON, not through runSpec: a setting missing from
 	// the file must stay missing, not become its zero value.
 	var have map[string]any
 	if err := json.Unmarshal(raw, &have); err != nil {
-		return fmt.Errorf("%s: %w", filepath.Join(dir, RunFile), err)
+		return fmt.Errorf("experiment: %s: %w", filepath.Join(dir, RunFile), err)
 	}
 	delete(have, "command")
 	want.Command = ""
@@ -212,7 +212,7 @@ func checkSpec(dir string, want runSpec) error {
 		}
 	}
 	if len(diff) > 0 {
-		return fmt.Errorf("%s was made with other settings (%s): use another --out, or delete the folder to redo the run", dir, strings.Join(diff, "; "))
+		return fmt.Errorf("experiment: %s was made with other settings (%s): use another --out, or delete the folder to redo the run", dir, strings.Join(diff, "; "))
 	}
 	return nil
 }
@@ -304,7 +304,7 @@ datasets:
 			lpath := LDAPath(p.Out, ds.Name, seed)
 			if have, err := readLDAFile(lpath); err == nil {
 				if have.Iter != p.ldaIter() {
-					return nil, fmt.Errorf("%s was fitted with %d iterations, now %d: use another --out, or delete the file to redo the fit", lpath, have.Iter, p.ldaIter())
+					return nil, fmt.Errorf("experiment: %s was fitted with %d iterations, now %d: use another --out, or delete the file to redo the fit", lpath, have.Iter, p.ldaIter())
 				}
 				continue
 			} else if !errors.Is(err, os.ErrNotExist) {
@@ -381,7 +381,7 @@ datasets:
 		return res, err
 	}
 	if len(failures) > 0 {
-		return res, fmt.Errorf("%d failure(s): %w", len(failures), errors.Join(failures...))
+		return res, fmt.Errorf("experiment: %d failure(s): %w", len(failures), errors.Join(failures...))
 	}
 	return res, nil
 }
@@ -463,11 +463,11 @@ func (p *Plan) runOne(dataset string, g *corpus.Graph, s *corpus.Split, planted 
 func readMetrics(path string) (*outputs.Metrics, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("experiment: %w", err)
 	}
 	var m outputs.Metrics
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("experiment: %s: %w", path, err)
 	}
 	return &m, nil
 }
@@ -475,9 +475,12 @@ func readMetrics(path string) (*outputs.Metrics, error) {
 // writeJSON writes v atomically, making the folder first.
 func writeJSON(path string, v any) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
+		return fmt.Errorf("experiment: %w", err)
 	}
-	return atomicfile.WriteJSON(path, v)
+	if err := atomicfile.WriteJSON(path, v); err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	return nil
 }
 
 // BaselineRecord is one baseline's scores in baselines.json, in percent;
