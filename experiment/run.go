@@ -449,7 +449,7 @@ func (p *Plan) runOne(dataset string, g *corpus.Graph, s *corpus.Split, planted 
 	r, err := pipeline.Run(pipeline.Spec{
 		Dir: dir, Dataset: dataset, Variant: v.Name, Source: fmt.Sprintf("%s, variant %s, seed %d", dataset, v.Name, seed),
 		Graph: g, Split: s, Planted: planted, Config: cfg, Options: opt, Glove: p.Glove,
-		Env: train.Env{Log: logf, Progress: p.TrainProgress}, Resume: pipeline.ResumeIfPresent,
+		Env: train.Env{Log: logf, Progress: p.TrainProgress}, Resume: pipeline.ResumeIfPresent, OwnFiles: []string{RunFile, TrainLogFile},
 	})
 	if r != nil {
 		resumed = r.Resumed

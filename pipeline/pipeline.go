@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -88,6 +87,10 @@ type Spec struct {
 	// Map draws the document map of the test documents (t-SNE, a few
 	// seconds per thousand documents); false: no map.
 	Map bool
+	// OwnFiles are names the caller wrote into Dir itself before the run
+	// (an experiment's run.json and train.log); any other file in a
+	// folder that is not a gtformer output makes Run refuse the folder.
+	OwnFiles []string
 }
 
 // Result is what a run produced.
@@ -132,6 +135,11 @@ func Run(sp Spec) (*Result, error) {
 	if sp.Dir == "" {
 		return nil, errNoDir
 	}
+	release, err := claimDir(sp.Dir, sp.OwnFiles)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	tr, resumed, err := start(sp, env, log)
 	if err != nil {
 		return nil, err
@@ -142,9 +150,6 @@ func Run(sp Spec) (*Result, error) {
 	}
 	if env.Progress != nil {
 		tr.Model.Progress = env.Progress
-	}
-	if err := os.MkdirAll(sp.Dir, 0o755); err != nil {
-		return nil, fmt.Errorf("pipeline: %w", err)
 	}
 	src := sp.Source
 	if src == "" {

@@ -60,7 +60,7 @@ func (t *trainFlags) flagSet(stderr io.Writer, s preset.Settings) *flag.FlagSet 
 	t.d.register(fs)
 	t.mf.registerFrom(fs, s)
 	presetFlag(fs, &t.preset)
-	fs.StringVar(&t.out, "out", "gtformer-out", "output `DIR`: topics, embeddings, metrics.json, the model, plots, checkpoint/")
+	fs.StringVar(&t.out, "out", "gtformer-out", "output `DIR` (new, empty, or one a run wrote): topics, embeddings, metrics.json, the model, plots, checkpoint/")
 	fs.BoolVar(&t.resume, "resume", false, "continue from DIR/checkpoint with the same --data and corpus flags (other flags: as the run had them, or --epochs)")
 	fs.BoolVar(&t.quiet, "quiet", false, "no progress bar, only the result")
 	t.queries = evalQueriesFlag(fs, "--seed")

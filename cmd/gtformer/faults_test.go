@@ -484,20 +484,39 @@ func TestTopicsWithoutWeights(t *testing.T) {
 // TestStaleOutputsRemoved: training into a folder an earlier run wrote
 // removes that run's files this run does not write (a document map, which
 // an unlabelled corpus does not get; an evaluation of the earlier model);
-// the rest of the folder is left alone.
+// the rest of the folder is left alone. A folder no run wrote, holding
+// files by the same names, is refused (exit 2) and left as it was.
 func TestStaleOutputsRemoved(t *testing.T) {
 	tmp := t.TempDir()
 	data := filepath.Join(tmp, "unlabelled.jsonl")
 	writeJSONL(t, data, false, false)
+	mine := filepath.Join(tmp, "mine")
 	out := filepath.Join(tmp, "out")
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{"map.png", "map.svg", "eval.json", "my-notes.txt"} {
-		if err := os.WriteFile(filepath.Join(out, name), []byte("earlier"), 0o644); err != nil {
+	for _, dir := range []string{mine, out} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
+	write := func(dir string) {
+		for _, name := range []string{"map.png", "map.svg", "eval.json", "my-notes.txt"} {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte("earlier"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	write(mine)
+	if code, _, errs := runCmd(append([]string{"train", "--data", data, "--out", mine}, tinyTrain...)...); code != 2 || !strings.Contains(errs, "not a gtformer output folder") {
+		t.Errorf("a folder of the user's files: exit %d: %s", code, errs)
+	}
+	for _, name := range []string{"map.png", "map.svg", "eval.json", "my-notes.txt"} {
+		if b, err := os.ReadFile(filepath.Join(mine, name)); err != nil || string(b) != "earlier" {
+			t.Errorf("the user's %s: %q, %v", name, b, err)
+		}
+	}
+	if code, _, errs := runCmd(append([]string{"train", "--data", data, "--out", out}, tinyTrain...)...); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	write(out)
 	if code, _, errs := runCmd(append([]string{"train", "--data", data, "--out", out}, tinyTrain...)...); code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
