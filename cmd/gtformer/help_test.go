@@ -174,6 +174,11 @@ func TestPresetPaper(t *testing.T) {
 	if code, _, errs := runCmd("train", "--preset", "papers"); code != 2 || !strings.Contains(errs, `"papers"`) {
 		t.Errorf("--preset papers: exit %d, %s", code, errs)
 	}
+	// A resumed run has its checkpoint's settings: a preset would be
+	// silently ignored.
+	if code, _, errs := runCmd("train", "--resume", "--preset", "paper", "--out", t.TempDir()); code != 2 || !strings.Contains(errs, "--preset with --resume") {
+		t.Errorf("--resume --preset paper: exit %d, %s", code, errs)
+	}
 }
 
 // TestCLIDocCurrent: docs/cli.md is what `gtformer help --markdown` writes.
