@@ -49,7 +49,7 @@ func handModel(t *testing.T, g *corpus.Graph, geometry string, K float64) *model
 	cfg := model.Default()
 	cfg.Width, cfg.Layers, cfg.Heads, cfg.MLPHidden, cfg.MaxLen = 2, 2, 1, 4, 8
 	cfg.Tree.InitDepth, cfg.Tree.Branching = 2, 2
-	cfg.Geometry, cfg.Curvature = geometry, K
+	cfg.Geometry, cfg.Curvature = model.Geometry(geometry), K
 	cfg.Vocab, cfg.NumLabels = len(g.Vocab), g.NumLabels()
 	m, err := model.New(cfg, 1)
 	if err != nil {

@@ -123,7 +123,7 @@ func readLDA(dsDir string) ([]*LDARecord, error) {
 			return nil, err
 		}
 		if seed, _ := strconv.ParseUint(m[1], 10, 64); seed != r.Seed {
-			return nil, fmt.Errorf("%s: holds seed %d, not the seed its name says", path, r.Seed)
+			return nil, fmt.Errorf("experiment: %s: holds seed %d, not the seed its name says", path, r.Seed)
 		}
 		out = append(out, r)
 	}
@@ -138,7 +138,7 @@ func readLDAFile(path string) (*LDARecord, error) {
 	}
 	var r LDARecord
 	if err := json.Unmarshal(raw, &r); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("experiment: %s: %w", path, err)
 	}
 	return &r, nil
 }

@@ -134,7 +134,7 @@ func Collect(dir string) (*Results, error) {
 		if raw, err := os.ReadFile(filepath.Join(filepath.Dir(p), RunFile)); err == nil {
 			var spec runSpec
 			if err := json.Unmarshal(raw, &spec); err != nil {
-				return nil, fmt.Errorf("%s: %w", filepath.Join(filepath.Dir(p), RunFile), err)
+				return nil, fmt.Errorf("experiment: %s: %w", filepath.Join(filepath.Dir(p), RunFile), err)
 			}
 			if spec.Command != "" && !slices.Contains(res.RunCommands, spec.Command) {
 				res.RunCommands = append(res.RunCommands, spec.Command)
@@ -255,7 +255,7 @@ func readBaselines(path string) ([]VariantResult, error) {
 	}
 	var f baselinesFile
 	if err := json.Unmarshal(raw, &f); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("experiment: %s: %w", path, err)
 	}
 	var out []VariantResult
 	for _, b := range f.Baselines {
@@ -281,7 +281,7 @@ func (r *Results) Write(dir string) error {
 		return err
 	}
 	if err := atomicfile.WriteFile(filepath.Join(dir, "results.md"), r.WriteMarkdown); err != nil {
-		return fmt.Errorf("results.md: %w", err)
+		return fmt.Errorf("experiment: results.md: %w", err)
 	}
 	for _, g := range r.Groups {
 		if len(g.Variants) < 2 {
@@ -289,7 +289,7 @@ func (r *Results) Write(dir string) error {
 		}
 		fig, err := plots.AblationBars(g.Ablation())
 		if err != nil {
-			return fmt.Errorf("ablation chart of %s: %w", g.title(), err)
+			return fmt.Errorf("experiment: ablation chart of %s: %w", g.title(), err)
 		}
 		if err := fig.Save(filepath.Join(dir, g.ChartName())); err != nil {
 			return err

@@ -34,12 +34,11 @@ import (
 
 	"github.com/gtformer/gtformer/baseline"
 	"github.com/gtformer/gtformer/corpus"
-	"github.com/gtformer/gtformer/evaluate"
 	"github.com/gtformer/gtformer/internal/atomicfile"
 	"github.com/gtformer/gtformer/lda"
 	"github.com/gtformer/gtformer/model"
 	"github.com/gtformer/gtformer/outputs"
-	"github.com/gtformer/gtformer/tensor"
+	"github.com/gtformer/gtformer/pipeline"
 	"github.com/gtformer/gtformer/train"
 )
 
@@ -83,9 +82,6 @@ type Plan struct {
 	// TrainProgress receives the trainer's progress bar (nil: none); the
 	// trainer's log lines go to each run's train.log.
 	TrainProgress io.Writer
-	// Curves, when set, draws a run's learning curves into its folder (the
-	// command passes the same function as `gtformer train`).
-	Curves func(dir, title string, h []train.EpochLog) error
 }
 
 // RunDir is the folder of one run.
@@ -109,42 +105,42 @@ const (
 func (p *Plan) Validate() error {
 	var errs []error
 	if p.Out == "" {
-		errs = append(errs, errors.New("no output folder"))
+		errs = append(errs, errors.New("experiment: no output folder"))
 	}
 	if len(p.Datasets) == 0 {
-		errs = append(errs, errors.New("no datasets"))
+		errs = append(errs, errors.New("experiment: no datasets"))
 	}
 	if len(p.Seeds) == 0 {
-		errs = append(errs, errors.New("no seeds"))
+		errs = append(errs, errors.New("experiment: no seeds"))
 	}
 	if len(p.Variants) == 0 {
-		errs = append(errs, errors.New("no variants"))
+		errs = append(errs, errors.New("experiment: no variants"))
 	}
 	if p.LDAIter < 0 {
-		errs = append(errs, fmt.Errorf("LDA iterations %d: want at least 1 (0: the default)", p.LDAIter))
+		errs = append(errs, fmt.Errorf("experiment: LDA iterations %d: want at least 1 (0: the default)", p.LDAIter))
 	}
 	names := map[string]bool{}
 	for _, d := range p.Datasets {
 		if d.Name == "" || d.Name != filepath.Base(d.Name) || d.Name == "." || d.Name == ".." {
-			errs = append(errs, fmt.Errorf("dataset name %q is not a plain folder name", d.Name))
+			errs = append(errs, fmt.Errorf("experiment: dataset name %q is not a plain folder name", d.Name))
 		}
 		if names[d.Name] {
-			errs = append(errs, fmt.Errorf("dataset %q listed twice", d.Name))
+			errs = append(errs, fmt.Errorf("experiment: dataset %q listed twice", d.Name))
 		}
 		names[d.Name] = true
 	}
 	if len(slices.Compact(slices.Sorted(slices.Values(p.Seeds)))) != len(p.Seeds) {
-		errs = append(errs, fmt.Errorf("seeds %v repeat", p.Seeds))
+		errs = append(errs, fmt.Errorf("experiment: seeds %v repeat", p.Seeds))
 	}
 	for _, v := range p.Variants {
 		cfg, opt := p.settings(v, 0)
 		// The data fills these in; stand-ins let Validate check the rest.
 		cfg.Vocab, cfg.NumLabels = 1, 2
 		if err := cfg.Validate(); err != nil {
-			errs = append(errs, fmt.Errorf("variant %s: %w", v.Name, err))
+			errs = append(errs, fmt.Errorf("experiment: variant %s: %w", v.Name, err))
 		}
 		if err := opt.Validate(); err != nil {
-			errs = append(errs, fmt.Errorf("variant %s: %w", v.Name, err))
+			errs = append(errs, fmt.Errorf("experiment: variant %s: %w", v.Name, err))
 		}
 	}
 	return errors.Join(errs...)
@@ -155,7 +151,6 @@ func (p *Plan) settings(v Variant, seed uint64) (model.Config, train.Options) {
 	cfg, opt := p.Config, p.Options
 	v.Apply(&cfg, &opt)
 	opt.Seed = seed
-	opt.Log, opt.Progress, opt.Checkpoint, opt.StopAfter = nil, nil, "", 0
 	return cfg, opt
 }
 
@@ -187,13 +182,13 @@ func checkSpec(dir string, want runSpec) error {
 		return nil // a folder from before run.json, or copied in by hand
 	}
 	if err != nil {
-		return err
+		return fmt.Errorf("experiment: %w", err)
 	}
 	// Compared as raw JSON, not through runSpec: a setting missing from
 	// the file must stay missing, not become its zero value.
 	var have map[string]any
 	if err := json.Unmarshal(raw, &have); err != nil {
-		return fmt.Errorf("%s: %w", filepath.Join(dir, RunFile), err)
+		return fmt.Errorf("experiment: %s: %w", filepath.Join(dir, RunFile), err)
 	}
 	delete(have, "command")
 	want.Command = ""
@@ -217,7 +212,7 @@ func checkSpec(dir string, want runSpec) error {
 		}
 	}
 	if len(diff) > 0 {
-		return fmt.Errorf("%s was made with other settings (%s): use another --out, or delete the folder to redo the run", dir, strings.Join(diff, "; "))
+		return fmt.Errorf("experiment: %s was made with other settings (%s): use another --out, or delete the folder to redo the run", dir, strings.Join(diff, "; "))
 	}
 	return nil
 }
@@ -309,7 +304,7 @@ datasets:
 			lpath := LDAPath(p.Out, ds.Name, seed)
 			if have, err := readLDAFile(lpath); err == nil {
 				if have.Iter != p.ldaIter() {
-					return nil, fmt.Errorf("%s was fitted with %d iterations, now %d: use another --out, or delete the file to redo the fit", lpath, have.Iter, p.ldaIter())
+					return nil, fmt.Errorf("experiment: %s was fitted with %d iterations, now %d: use another --out, or delete the file to redo the fit", lpath, have.Iter, p.ldaIter())
 				}
 				continue
 			} else if !errors.Is(err, os.ErrNotExist) {
@@ -386,7 +381,7 @@ datasets:
 		return res, err
 	}
 	if len(failures) > 0 {
-		return res, fmt.Errorf("%d failure(s): %w", len(failures), errors.Join(failures...))
+		return res, fmt.Errorf("experiment: %d failure(s): %w", len(failures), errors.Join(failures...))
 	}
 	return res, nil
 }
@@ -431,16 +426,13 @@ func keyMetrics(m *outputs.Metrics) string {
 	return s
 }
 
-// runOne trains, evaluates and writes one run; resumed is the epoch its
+// runOne trains, evaluates and writes one run (pipeline.Run, as
+// `gtformer train`, without the document map); resumed is the epoch its
 // checkpoint had reached (0: started afresh).
 func (p *Plan) runOne(dataset string, g *corpus.Graph, s *corpus.Split, planted []int32, v Variant, seed uint64, dir string, spec runSpec) (met *outputs.Metrics, resumed int, err error) {
 	cfg, opt := p.settings(v, seed)
-	cfg.Vocab, cfg.NumLabels = len(g.Vocab), g.NumLabels()
-	if cfg.Supervised && g.Labels == nil {
-		return nil, 0, fmt.Errorf("supervised training needs labels, and %s has none", dataset)
-	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, 0, err
+		return nil, 0, fmt.Errorf("experiment: %w", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, RunFile)); errors.Is(err, os.ErrNotExist) {
 		if err := writeJSON(filepath.Join(dir, RunFile), spec); err != nil {
@@ -449,79 +441,33 @@ func (p *Plan) runOne(dataset string, g *corpus.Graph, s *corpus.Split, planted 
 	}
 	logf, err := os.OpenFile(filepath.Join(dir, TrainLogFile), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, fmt.Errorf("experiment: %w", err)
 	}
 	defer logf.Close()
-	opt.Log, opt.Progress = logf, p.TrainProgress
-	opt.Checkpoint = filepath.Join(dir, "checkpoint")
-
-	var tr *train.Trainer
 	// A checkpoint is complete or absent (train writes each as one unit):
 	// without one the run starts afresh.
-	if train.HasCheckpoint(opt.Checkpoint) {
-		tr, err = train.Resume(opt.Checkpoint, g, s, opt)
-		if err != nil {
-			return nil, 0, err
-		}
-		resumed = tr.State.Epoch
-		fmt.Fprintf(logf, "resuming %s after epoch %d\n", opt.Checkpoint, resumed)
-	} else {
-		m, err := model.New(cfg, seed)
-		if err != nil {
-			return nil, 0, err
-		}
-		if p.Glove && g.WordVectors != nil {
-			if err := m.InitWordVectors(g.WordVectors, g.WordDim, seed); err != nil {
-				return nil, 0, err
-			}
-		}
-		if tr, err = train.New(m, g, s, opt); err != nil {
-			return nil, 0, err
-		}
+	r, err := pipeline.Run(pipeline.Spec{
+		Dir: dir, Dataset: dataset, Variant: v.Name, Source: fmt.Sprintf("%s, variant %s, seed %d", dataset, v.Name, seed),
+		Graph: g, Split: s, Planted: planted, Config: cfg, Options: opt, Glove: p.Glove,
+		Env: train.Env{Log: logf, Progress: p.TrainProgress}, Resume: pipeline.ResumeIfPresent, OwnFiles: []string{RunFile, TrainLogFile},
+	})
+	if r != nil {
+		resumed = r.Resumed
 	}
-	fmt.Fprintf(logf, "%s, variant %s, seed %d: %d documents, %d training links, %s BLAS\n", dataset, v.Name, seed, g.NumDocs(), len(tr.H.TrainLinks), tensor.BLASName())
-	began := time.Now()
-	if err := tr.Run(); err != nil {
+	if err != nil {
 		return nil, resumed, err
 	}
-	secs := time.Since(began).Seconds()
-	res := evaluate.Run(tr.Model, g, s, tr.In, evaluate.Options{MaxNbrs: opt.MaxNbrs, EmbedBatch: opt.EmbedBatch, Planted: planted, Seed: seed})
-	out := outputs.Metrics{
-		Dataset: dataset, Seed: seed, Supervised: cfg.Supervised, Variant: v.Name,
-		Epochs: tr.State.Epoch, BLAS: tensor.BLASName(),
-	}
-	out.KeptEpoch, out.Valid = tr.Kept()
-	for _, e := range tr.History {
-		out.TrainSeconds += e.Seconds // across resumed sessions
-	}
-	if out.TrainSeconds == 0 {
-		out.TrainSeconds = secs
-	}
-	if n := len(tr.History); n > 0 {
-		out.DocsPerSec = tr.History[n-1].DocsPerSec
-	}
-	// Curves before the outputs: metrics.json, written last by
-	// outputs.Write, marks the run finished, so nothing may follow it.
-	if p.Curves != nil {
-		if err := p.Curves(dir, fmt.Sprintf("%s, %s, seed %d", dataset, v.Name, seed), tr.History); err != nil {
-			return nil, resumed, err
-		}
-	}
-	if err := outputs.Write(dir, tr.Model, seed, g, tr.In, res, out); err != nil {
-		return nil, resumed, err
-	}
-	out.Test, out.Topics = res.Test, res.Topics
-	return &out, resumed, nil
+	return &r.Metrics, resumed, nil
 }
 
 func readMetrics(path string) (*outputs.Metrics, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("experiment: %w", err)
 	}
 	var m outputs.Metrics
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("experiment: %s: %w", path, err)
 	}
 	return &m, nil
 }
@@ -529,9 +475,12 @@ func readMetrics(path string) (*outputs.Metrics, error) {
 // writeJSON writes v atomically, making the folder first.
 func writeJSON(path string, v any) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
+		return fmt.Errorf("experiment: %w", err)
 	}
-	return atomicfile.WriteJSON(path, v)
+	if err := atomicfile.WriteJSON(path, v); err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	return nil
 }
 
 // BaselineRecord is one baseline's scores in baselines.json, in percent;

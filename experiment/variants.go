@@ -87,7 +87,7 @@ func ParseVariants(list string) ([]Variant, error) {
 		for _, name := range strings.Split(list, ",") {
 			name = strings.TrimSpace(name)
 			if _, ok := LookupVariant(name); !ok {
-				return nil, fmt.Errorf("unknown variant %q (want all, or some of %s)", name, strings.Join(VariantNames(), ", "))
+				return nil, fmt.Errorf("experiment: unknown variant %q (want all, or some of %s)", name, strings.Join(VariantNames(), ", "))
 			}
 			want[name] = true
 		}

@@ -229,7 +229,7 @@ func New(m *model.Model, g *corpus.Graph, emb *model.Embeddings) (*Index, error)
 	if geometry == "" {
 		geometry = "hyperbolic"
 	}
-	ix.info = Info{Dataset: g.Name, Geometry: geometry, Dim: m.Cfg.Width, Curvature: m.Cfg.Curvature,
+	ix.info = Info{Dataset: g.Name, Geometry: string(geometry), Dim: m.Cfg.Width, Curvature: m.Cfg.Curvature,
 		Topics: T, Levels: tab.Depth, Documents: N, Links: len(g.Links), Vocab: len(g.Vocab),
 		Labels: append([]string{}, g.LabelNames...)}
 	for i := 0; i < N; i++ {

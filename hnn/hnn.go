@@ -114,7 +114,7 @@ func (c *RNNCell) Forward(tp *tensor.Tape, zPrev *tensor.Tensor) *tensor.Tensor 
 //	z_t = f_tanh(exp_o(W·(log_o z_p + log_o z_s) + a_t)).
 //
 // It is the model's one Doubly-RNN cell: the topic tree's embeddings
-// (model.Topics) and the topic start (package topicstart) both use it.
+// (model.Topics) and the topic start (package topicfit) both use it.
 type DRNN struct {
 	M                    lorentz.Manifold
 	Ancestral, Fraternal *RNNCell

@@ -16,7 +16,8 @@
 //	    H⁽ˡ⁺¹⁾ = layer l+1 (queries H⁽ˡ⁾, keys/values [e/s, g/s, H⁽ˡ⁾])
 //	d = exp_o(s·H⁽ᴸ⁾[CLS])  (B,n+1) on the hyperboloid ─► losses
 //
-// The transformer runs on tangent vectors at the origin (DESIGN.md): exp_o is
+// The transformer runs on tangent vectors at the origin (docs/design.md,
+// "Geometry"): exp_o is
 // applied only where a point on the manifold is needed (distances to topics,
 // between documents), and log_o(exp_o(v)) = v is never round-tripped.
 package model
@@ -37,17 +38,9 @@ type Config struct {
 	MaxLen    int     `json:"max_len"`    // word tokens kept per document (after [CLS])
 	Dropout   float32 `json:"dropout"`
 
-	// Truncate chooses which words a document longer than MaxLen keeps:
-	// "head" keeps the first MaxLen; "tfidf" keeps the MaxLen with the
-	// highest tf-idf weight, in their original order (the Cora files list
-	// words sorted by id, so "head" would drop high ids systematically).
-	Truncate string `json:"truncate"`
-
-	// Geometry is "hyperbolic" (Lorentz model, curvature −1/K) or
-	// "euclidean" (the paper's ablation: maps are identities, distances
-	// squared Euclidean).
-	Geometry  string  `json:"geometry"`
-	Curvature float64 `json:"curvature"` // K
+	Truncate  Truncate `json:"truncate"`  // which words a long document keeps (TruncateHead, TruncateTFIDF)
+	Geometry  Geometry `json:"geometry"`  // Hyperbolic or Euclidean
+	Curvature float64  `json:"curvature"` // K: the hyperboloid has curvature −1/K
 
 	// InitScale is the initial value of the learned scale s applied to the
 	// post-LN [CLS] before exp_o. A post-LN vector has norm ≈ √n, so s =
@@ -55,11 +48,7 @@ type Config struct {
 	// Fermi-Dirac and contrastive terms still have gradient.
 	InitScale float32 `json:"init_scale"`
 
-	// Features selects the [CLS] token's strong start: "tfidf" adds a
-	// learned projection of the document's L2-normalised tf-idf vector
-	// (word rows initialised from GloVe when the dataset has them, else
-	// random), "none" leaves the [CLS] a plain learned token.
-	Features string `json:"features"`
+	Features Features `json:"features"` // the [CLS] token's start (FeaturesTFIDF, FeaturesNone)
 
 	// FeatureHops, when positive, adds graph-propagated features to the
 	// [CLS] start (package features): the document's tf-idf projected on a
@@ -96,7 +85,7 @@ type Config struct {
 	Neighbors int `json:"neighbors"` // k sampled neighbours per document
 
 	// Hops is how far the graph embedding reaches (0 means 1). With 1 (the
-	// paper, DESIGN.md) a neighbour enters g_i through its own-text [CLS];
+	// paper) a neighbour enters g_i through its own-text [CLS];
 	// with 2 a neighbour's [CLS] is itself nested over its own neighbours
 	// (read from a cache refreshed from the current weights, no gradient
 	// through it), as GraphFormers gives every node of the sampled subgraph
@@ -111,13 +100,6 @@ type Config struct {
 	// the batch's mean mass per level of the tree (Σ of θ over a level's
 	// topics), as hLDA's GEM prior keeps every level in use. 0: none.
 	LambdaLevel float64 `json:"lambda_level,omitempty"`
-	// LevelTarget, when set, is the level prior's target π instead of the
-	// uniform: KL(π ‖ q̄), root first, one positive weight per level of
-	// the initial tree (normalised to sum to 1). A root-heavy target lets
-	// the root explain more of every document's general words. A tree
-	// whose depth has changed (growth without KeepDepth) falls back to
-	// the uniform.
-	LevelTarget []float64 `json:"level_target,omitempty"`
 	// LambdaBranch weighs a prior on the branches: the mean over sibling
 	// groups of KL(uniform ‖ q̄), q̄ the children's shares of their group's
 	// batch-mean subtree mass (Model.branchPrior), so no child is starved
@@ -133,38 +115,21 @@ type Config struct {
 	LambdaSup  float64 `json:"lambda_sup"` // used when Supervised
 	Supervised bool    `json:"supervised"`
 	SupHidden  int     `json:"sup_hidden"` // hidden width of the classifier MLP
-	// TopicDetach computes the θ that the topic losses read from a copy of
-	// the documents' points that carries no gradient: the topic
-	// reconstruction then trains the topics and the decoder but no longer
-	// pulls the documents toward their topics (the graph loss alone places
-	// them). The encoder's own θ (the tree embedding's weights) is
-	// unchanged. Off by default (the paper's joint training).
-	TopicDetach bool `json:"topic_detach,omitempty"`
-	// TopicHead reads θ (the topic losses', the tree embedding's and the
-	// topic start's) from the documents' tangents through a learned n×n
-	// map H that starts as the identity: the topics then see log_o d·H,
-	// so that their pull on the documents can land on H instead of on
-	// the embedding that the graph loss shapes. Off by default.
-	TopicHead bool `json:"topic_head,omitempty"`
-
-	NumLabels int `json:"num_labels"` // set from the data
-	Vocab     int `json:"vocab"`      // set from the data
+	NumLabels  int     `json:"num_labels"` // set from the data
+	Vocab      int     `json:"vocab"`      // set from the data
 }
 
 // TreeConfig shapes the topic tree.
 type TreeConfig struct {
-	// Mode is "grow" (grow and prune during training), "fixed" (the initial
-	// tree throughout) or "flat" (a root with Branching children and no
-	// further levels: flat topics under a shared root).
-	Mode        string  `json:"mode"`
-	InitDepth   int     `json:"init_depth"`   // levels of the initial tree (root = 1 level)
-	Branching   int     `json:"branching"`    // children per non-leaf topic initially
-	MaxDepth    int     `json:"max_depth"`    // levels the tree may reach
-	MaxChildren int     `json:"max_children"` // children a topic may reach
-	SAdd        float64 `json:"s_add"`
-	SPrune      float64 `json:"s_prune"`
-	GrowLeaves  bool    `json:"grow_leaves"` // let leaves grow children (not in the paper)
-	Tau         float64 `json:"tau"`         // depth temperature base: τ_t = τ^(1/(level+1))
+	Mode        TreeMode `json:"mode"`         // TreeGrow, TreeFixed or TreeFlat
+	InitDepth   int      `json:"init_depth"`   // levels of the initial tree (root = 1 level)
+	Branching   int      `json:"branching"`    // children per non-leaf topic initially
+	MaxDepth    int      `json:"max_depth"`    // levels the tree may reach
+	MaxChildren int      `json:"max_children"` // children a topic may reach
+	SAdd        float64  `json:"s_add"`
+	SPrune      float64  `json:"s_prune"`
+	GrowLeaves  bool     `json:"grow_leaves"` // let leaves grow children (not in the paper)
+	Tau         float64  `json:"tau"`         // depth temperature base: τ_t = τ^(1/(level+1))
 	// Background adds the training documents' log word frequencies to
 	// the topics' decoder logits (Topics.Background), weighted per level by
 	// BackgroundLevels.
@@ -174,16 +139,16 @@ type TreeConfig struct {
 	// before it existed) weight 1 everywhere. A root-only background (1, 0,
 	// 0) makes the corpus's general words cheap at the root alone, so the
 	// data explain them there first and the lower topics need not carry
-	// them (issue 15's "background (root) distribution").
+	// them.
 	BackgroundLevels []float64 `json:"background_levels,omitempty"`
 	// BackgroundMix, when positive, turns on the background as a separate
 	// mixture component of every document's word distribution (the
 	// "background topic" of SAGE and Twitter-LDA):
 	// p(w|d) = λ·b(w) + (1−λ)·Σ_t θ_dt β_t(w), with b the training
 	// documents' smoothed unigram distribution (Topics.Unigram) and
-	// λ = sigmoid(ρ) learned (Topics.Mix), starting at BackgroundMix.
-	// General words can then be explained by b, so the topics need not
-	// carry them. 0 (the default): off, p = θβ.
+	// λ = sigmoid(ρ) (Topics.Mix), starting at BackgroundMix. train
+	// switches it on when training ends (train.Options.BackgroundMixAtEnd).
+	// 0: off, p = θβ.
 	BackgroundMix float64 `json:"background_mix,omitempty"`
 	// FDRadius is r in the similarity σ = 1/(1 + exp((d² − r)/t)) of
 	// documents to topics and levels: the Fermi-Dirac decoder of HGCN
@@ -192,20 +157,20 @@ type TreeConfig struct {
 	// the last child keeps at least half of every split. A fixed r alone
 	// did not help: with r = 4 every document starts within σ ≈ 0.9 of the
 	// first child, which then takes everything. What works is r and t
-	// measured from the documents (topicstart.Calibrate, train's default
-	// topic start "fit") and tracked as they spread (FDTrack); see
-	// docs/results.md, "Topic tree collapse".
+	// measured from the documents (topicfit.Calibrate, train's default
+	// topic start) and tracked as they spread (FDTrack); see
+	// docs/design.md, "Topic start".
 	FDRadius float64 `json:"fd_radius"`
 	// FDTemp is t in σ = 1/(1 + exp((d² − r)/t)) (HGCN's temperature);
 	// 0 means 1, the paper's form, so configs saved before it existed load
 	// unchanged. Both r and t are in squared-distance units and depend on
 	// how far apart the documents are, which depends on the corpus and the
 	// width: train's topic initialisation "fit" measures them from the
-	// documents (topicstart.Calibrate) and stores the result here.
+	// documents (topicfit.Calibrate) and stores the result here.
 	FDTemp float64 `json:"fd_temp,omitempty"`
 	// FDTrack, when positive, makes r and t follow the documents during
 	// training: after every step, (r, t) ← (1−μ)(r, t) + μ(r_b, t_b) with
-	// μ = FDTrack and (r_b, t_b) the calibration of topicstart.Calibrate on
+	// μ = FDTrack and (r_b, t_b) the calibration of topicfit.Calibrate on
 	// the batch's final document points. The graph loss spreads the
 	// documents out as it trains (on ML the median squared distance to the
 	// nearest leaf grows several-fold in the first epoch), and a σ fixed at
@@ -213,7 +178,7 @@ type TreeConfig struct {
 	// down the last path. 0: r and t stay as they are.
 	FDTrack float64 `json:"fd_track,omitempty"`
 	// FDContrast is the similarity q that the calibration of r and t
-	// (topicstart.Calibrate and Track) gives a document at the typical
+	// (topicfit.Calibrate and Track) gives a document at the typical
 	// distance from its own leaf topic; it gives 1 − q at the typical
 	// distance from the others. 0 means DefaultContrast. Higher is
 	// sharper: the paths' stick-breaking then commits each document to
@@ -227,19 +192,12 @@ type TreeConfig struct {
 	// sets them.
 	FDLevelRadius float64 `json:"fd_level_radius,omitempty"`
 	FDLevelTemp   float64 `json:"fd_level_temp,omitempty"`
-	// PruneBy is what growth compares with SPrune: "subtree" (the paper:
-	// the θ mass of the topic and its descendants) or "path" (the share of
-	// the words whose document's path runs through the topic,
-	// topictree.PathShares). Empty means "subtree".
-	PruneBy string `json:"prune_by,omitempty"`
+	// PruneBy is what growth compares with SPrune (PruneBySubtree,
+	// PruneByPath); "": subtree.
+	PruneBy PruneBy `json:"prune_by,omitempty"`
 	// KeepDepth keeps every path at the tree's depth through growth and
 	// pruning (topictree.UpdateOptions.KeepDepth).
 	KeepDepth bool `json:"keep_depth,omitempty"`
-	// NormStick gives the last child of every topic its own σ too and
-	// normalises each sibling group's takes (topictree.StickOptions), so
-	// that no child is the catch-all of the stick its siblings leave (the
-	// paper's stick hands the last child the rest). Off by default.
-	NormStick bool `json:"norm_stick,omitempty"`
 }
 
 // DefaultContrastLogit is logit q of the calibration's contrast when
@@ -265,28 +223,24 @@ func Default() Config {
 		MLPHidden: 256,
 		MaxLen:    96,
 		Dropout:   0.1,
-		Truncate:  "tfidf",
-		Geometry:  "hyperbolic",
+		Truncate:  TruncateTFIDF,
+		Geometry:  Hyperbolic,
 		Curvature: 1,
 		InitScale: 0, // 0 means 1/√Width
-		Features:  "tfidf",
-		// Hop features with the skip: decided on validation (docs/results.md,
-		// "How the defaults were chosen").
+		Features:  FeaturesTFIDF,
+		// Hop features with the skip (docs/design.md, "Choices beyond the paper").
 		FeatureHops: 3,
 		FeatureSkip: true,
 		Tree: TreeConfig{
-			Mode: "grow", InitDepth: 3, Branching: 3, MaxDepth: 4, MaxChildren: 20,
+			Mode: TreeGrow, InitDepth: 3, Branching: 3, MaxDepth: 4, MaxChildren: 20,
 			SAdd: 0.05, SPrune: 0.05, Tau: 10, FDRadius: 0,
-			// A readable hierarchy (issue 15), decided on validation NPMI and
-			// level shares: paths pruned by the words through them, the depth
-			// kept, documents committed sharply to one path.
-			PruneBy: "path", KeepDepth: true, FDContrast: 0.999,
+			// A readable hierarchy: paths pruned by the words through them,
+			// the depth kept, documents committed sharply to one path
+			// (docs/design.md, "Choices beyond the paper").
+			PruneBy: PruneByPath, KeepDepth: true, FDContrast: 0.999,
 			// The corpus's word frequencies in the root's decoder logits
 			// alone, so that the general words are cheap there and the
-			// lower topics need not carry them (issue 15), decided on
-			// validation: log-perplexity lower on 8 of 9 paired seeds,
-			// NPMI and diversity up on every corpus (docs/results.md,
-			// "How the defaults were chosen", point 10).
+			// lower topics need not carry them (docs/design.md, "Choices beyond the paper").
 			Background: true, BackgroundLevels: []float64{1, 0, 0},
 		},
 		LambdaLevel: 1,
@@ -298,8 +252,16 @@ func Default() Config {
 	}
 }
 
-// Validate reports the first inconsistent setting.
+// Validate reports every inconsistent setting.
 func (c *Config) Validate() error {
+	if err := c.validate(); err != nil {
+		return fmt.Errorf("model: config: %w", err)
+	}
+	return nil
+}
+
+// validate is Validate without the package's prefix.
+func (c *Config) validate() error {
 	var errs []error
 	check := func(ok bool, format string, a ...any) {
 		if !ok {
@@ -312,11 +274,11 @@ func (c *Config) Validate() error {
 	check(c.MLPHidden >= 1, "mlp hidden %d must be positive", c.MLPHidden)
 	check(c.MaxLen >= 1 && c.MaxLen <= maxMaxLen, "max length %d outside [1, %d]", c.MaxLen, maxMaxLen)
 	check(c.Dropout >= 0 && c.Dropout < 1, "dropout %g outside [0,1)", c.Dropout)
-	check(c.Truncate == "head" || c.Truncate == "tfidf", "truncate %q: want head or tfidf", c.Truncate)
-	check(c.Geometry == "hyperbolic" || c.Geometry == "euclidean", "geometry %q: want hyperbolic or euclidean", c.Geometry)
+	check(c.Truncate == TruncateHead || c.Truncate == TruncateTFIDF, "truncate %q: want head or tfidf", c.Truncate)
+	check(c.Geometry == Hyperbolic || c.Geometry == Euclidean, "geometry %q: want hyperbolic or euclidean", c.Geometry)
 	check(c.Curvature > 0 && !math.IsInf(c.Curvature, 1), "curvature K=%g must be positive and finite", c.Curvature)
 	check(c.InitScale >= 0 && !math.IsInf(float64(c.InitScale), 1), "init scale %g must be finite and non-negative (0 means 1/√width)", c.InitScale)
-	check(c.Features == "tfidf" || c.Features == "none", "features %q: want tfidf or none", c.Features)
+	check(c.Features == FeaturesTFIDF || c.Features == FeaturesNone, "features %q: want tfidf or none", c.Features)
 	check(c.FeatureHops >= 0 && c.FeatureHops <= 8, "feature hops %d outside [0, 8]", c.FeatureHops)
 	check(c.FeatureDim >= 0, "feature dimension %d must be non-negative (0 means the width)", c.FeatureDim)
 	check(!c.FeatureSkip || c.FeatureHops > 0, "the feature skip needs hop features (feature hops > 0)")
@@ -325,11 +287,7 @@ func (c *Config) Validate() error {
 	check(c.Hops >= 0 && c.Hops <= 2, "hops %d: want 1 or 2 (0 means 1)", c.Hops)
 	check(finiteNonNeg(c.LambdaTopic) && finiteNonNeg(c.LambdaSup) && finiteNonNeg(c.LambdaLevel) && finiteNonNeg(c.LambdaBranch) && finiteNonNeg(c.LambdaDiv), "loss weights λ_topic=%g, λ_sup=%g, λ_level=%g, λ_branch=%g, λ_div=%g must be finite and non-negative", c.LambdaTopic, c.LambdaSup, c.LambdaLevel, c.LambdaBranch, c.LambdaDiv)
 	t := c.Tree
-	check(len(c.LevelTarget) == 0 || len(c.LevelTarget) == t.InitDepth, "level target has %d weights for an initial tree of %d levels", len(c.LevelTarget), t.InitDepth)
-	for _, w := range c.LevelTarget {
-		check(w > 0 && !math.IsInf(w, 1), "level target weight %g must be positive and finite", w)
-	}
-	check(t.Mode == "grow" || t.Mode == "fixed" || t.Mode == "flat", "tree mode %q: want grow, fixed or flat", t.Mode)
+	check(t.Mode == TreeGrow || t.Mode == TreeFixed || t.Mode == TreeFlat, "tree mode %q: want grow, fixed or flat", t.Mode)
 	check(t.InitDepth >= 1 && t.Branching >= 1, "initial tree %d levels × %d children must be positive", t.InitDepth, t.Branching)
 	check(t.MaxDepth >= t.InitDepth, "max depth %d below the initial depth %d", t.MaxDepth, t.InitDepth)
 	check(t.MaxChildren >= t.Branching, "max children %d below the initial branching %d", t.MaxChildren, t.Branching)
@@ -345,7 +303,7 @@ func (c *Config) Validate() error {
 	check(t.FDLevelTemp >= 0 && !math.IsInf(t.FDLevelTemp, 1), "level Fermi-Dirac temperature %g must be non-negative and finite (0: the path's r and t)", t.FDLevelTemp)
 	check(t.FDTrack >= 0 && t.FDTrack <= 1, "Fermi-Dirac tracking rate %g outside [0,1]", t.FDTrack)
 	check(t.FDContrast == 0 || (t.FDContrast > 0.5 && t.FDContrast < 1), "Fermi-Dirac calibration contrast %g outside (0.5, 1) (0: the default)", t.FDContrast)
-	check(t.PruneBy == "" || t.PruneBy == "subtree" || t.PruneBy == "path", "prune by %q: want subtree or path", t.PruneBy)
+	check(t.PruneBy == "" || t.PruneBy == PruneBySubtree || t.PruneBy == PruneByPath, "prune by %q: want subtree or path", t.PruneBy)
 	check(t.SAdd >= 0 && t.SAdd <= 1, "s_add %g outside [0,1]", t.SAdd)
 	check(t.SPrune >= 0 && t.SPrune <= 1, "s_prune %g outside [0,1]", t.SPrune)
 	check(c.Vocab >= 1, "vocabulary size %d must be positive", c.Vocab)

@@ -386,7 +386,7 @@ func (m *Model) extraRows(tp *tensor.Tape, l int, c *tensor.Tensor, ctx *centreC
 	dC := m.toTangent(tp, c, ctx.s) // (B,n)
 	var extras []*tensor.Tensor
 	if !cfg.NoTree {
-		theta := m.Topics.Theta(tp, m.topicPoints(tp, dC), ctx.z, ctx.zh)
+		theta := m.Topics.Theta(tp, m.M.ExpO(tp, dC), ctx.z, ctx.zh)
 		e := tp.MatMul(theta, ctx.logZ, false, false) // log_o e_i (B,n)
 		extras = append(extras, tp.Reshape(scaleBy(tp, e, ctx.sInv), B, 1, n))
 	}

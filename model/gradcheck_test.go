@@ -102,17 +102,7 @@ func gradCases() []gradCase {
 		}},
 		// The level prior.
 		{name: "hyperbolic/level-prior", geometry: "hyperbolic", mut: func(c *Config) { c.LambdaLevel = 0.5 }},
-		{name: "hyperbolic/level-prior/target", geometry: "hyperbolic", mut: func(c *Config) {
-			c.LambdaLevel, c.LevelTarget = 0.5, make([]float64, c.Tree.InitDepth)
-			for h := range c.LevelTarget {
-				c.LevelTarget[h] = float64(c.Tree.InitDepth - h) // root-heavy
-			}
-		}},
 		{name: "hyperbolic/branch-prior", geometry: "hyperbolic", mut: func(c *Config) { c.LambdaBranch = 0.5 }},
-		// The normalised stick (no catch-all last child).
-		{name: "hyperbolic/norm-stick", geometry: "hyperbolic", mut: func(c *Config) { c.Tree.NormStick = true }},
-		// θ through the topic head H.
-		{name: "hyperbolic/topic-head", geometry: "hyperbolic", mut: func(c *Config) { c.TopicHead = true }},
 		// The topics' overlap.
 		{name: "hyperbolic/overlap", geometry: "hyperbolic", mut: func(c *Config) { c.LambdaDiv = 0.5 }},
 		{name: "hyperbolic/hop-features/skip", geometry: "hyperbolic", cache: true, mut: func(c *Config) {
@@ -141,7 +131,7 @@ func newGradFixture(t testing.TB, gc gradCase) *gradFixture {
 	t.Helper()
 	g := tinyGraph(9, 20, 3, 9, true, 1)
 	cfg := tinyConfig(g)
-	cfg.Geometry = gc.geometry
+	cfg.Geometry = Geometry(gc.geometry)
 	cfg.NoTree = gc.noTree
 	cfg.NoGraph = gc.noGraph
 	if gc.mut != nil {

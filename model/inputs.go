@@ -58,7 +58,7 @@ func IDF(g *corpus.Graph, docs []int32) []float32 {
 
 // NewInputs derives the model inputs of every document of g under the given
 // idf (from the training documents), maximum length and truncation rule.
-func NewInputs(g *corpus.Graph, idf []float32, maxLen int, truncate string) *Inputs {
+func NewInputs(g *corpus.Graph, idf []float32, maxLen int, truncate Truncate) *Inputs {
 	bow := g.BoW()
 	n := g.NumDocs()
 	in := &Inputs{
@@ -164,7 +164,7 @@ func (m *Model) FitFeatures(in *Inputs, train []int32, seed uint64) error {
 	}
 	b, err := features.LSA(in.tfidfRows(), train, m.Cfg.Vocab, m.Cfg.HopDim(), seed)
 	if err != nil {
-		return fmt.Errorf("hop features: %w", err)
+		return fmt.Errorf("model: hop features: %w", err)
 	}
 	// A small corpus spans fewer latent dimensions than the width asks
 	// (min(documents, words)): the missing columns are zero, so the
@@ -281,6 +281,20 @@ func smoothedUnigram(g *corpus.Graph, docs []int32) []float64 {
 // model has one). For a model built outside the trainer (examples,
 // fixtures, tools).
 func (m *Model) Prepare(g *corpus.Graph, train []int32, seed uint64) error {
+	_, err := m.PrepareInputs(g, train, seed, nil)
+	return err
+}
+
+// PrepareInputs is Prepare, returning the inputs of g's documents (read
+// with the model's idf; the hop features not propagated yet: that takes the
+// caller's neighbour lists, PropagateFeatures). phase, when set, times its
+// two parts: "tf-idf" (the idf, the background, the inputs) and "features"
+// (the hop features' basis); it returns the function that ends a part.
+func (m *Model) PrepareInputs(g *corpus.Graph, train []int32, seed uint64, phase func(name string) func()) (*Inputs, error) {
+	if phase == nil {
+		phase = func(string) func() { return func() {} }
+	}
+	stop := phase("tf-idf")
 	if m.IDF == nil {
 		m.IDF = IDF(g, train)
 	}
@@ -290,8 +304,11 @@ func (m *Model) Prepare(g *corpus.Graph, train []int32, seed uint64) error {
 	if m.Topics.Mix != nil && m.Topics.Unigram == nil {
 		m.Topics.Unigram = Unigram(g, train)
 	}
-	if m.Cfg.FeatureHops == 0 || m.LSA != nil {
-		return nil
+	in := NewInputs(g, m.IDF, m.Cfg.MaxLen, m.Cfg.Truncate)
+	stop()
+	defer phase("features")()
+	if err := m.FitFeatures(in, train, seed); err != nil {
+		return nil, err
 	}
-	return m.FitFeatures(NewInputs(g, m.IDF, m.Cfg.MaxLen, m.Cfg.Truncate), train, seed)
+	return in, nil
 }

@@ -29,7 +29,7 @@ func TestNewInputsMatchesSerial(t *testing.T) {
 		idf[i] = float32(rng.Float64() * 5)
 	}
 	for _, truncate := range []string{"head", "tfidf"} {
-		got, want := NewInputs(g, idf, 48, truncate), newInputsSerial(g, idf, 48, truncate)
+		got, want := NewInputs(g, idf, 48, Truncate(truncate)), newInputsSerial(g, idf, 48, truncate)
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("truncate %s: the inputs differ from the serial loop's", truncate)
 		}

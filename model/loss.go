@@ -139,8 +139,8 @@ func (in *Inputs) SubsetBoW(docs []int32) (ptr []int64, word []int32, count []fl
 }
 
 // levelPrior returns KL(π ‖ q̄) for θ (B,T): q̄_h is the batch's mean mass
-// at level h (Σ of θ over the level's topics) and π the target over the
-// tree's D levels, uniform unless Config.LevelTarget gives one:
+// at level h (Σ of θ over the level's topics) and π the uniform over the
+// tree's D levels:
 //
 //	KL = Σ_h π_h log(π_h / q̄_h) = Σ_h π_h log π_h − Σ_h π_h log q̄_h
 //
@@ -156,35 +156,15 @@ func (m *Model) levelPrior(tp *tensor.Tape, theta *tensor.Tensor) *tensor.Tensor
 	}
 	q := tp.MeanAxis(tp.MatMul(theta, ind, false, false), 0) // (D)
 	logq := tp.Log(tp.AddScalar(q, 1e-12))
-	pi := m.levelTarget(D)
+	p := 1 / float64(D)
 	negPi := tp.Alloc(false, D, 1)
 	var ent float64 // Σ π log π
-	for h, p := range pi {
+	for h := range D {
 		negPi.Data[h] = -float32(p)
 		ent += p * math.Log(p)
 	}
 	kl := tp.MatMul(tp.Reshape(logq, 1, D), negPi, false, false) // −Σ π log q̄
 	return tp.AddScalar(tp.Reshape(kl, 1), float32(ent))
-}
-
-// levelTarget is the level prior's π over D levels: Config.LevelTarget
-// normalised when it has D weights, the uniform otherwise.
-func (m *Model) levelTarget(D int) []float64 {
-	pi := make([]float64, D)
-	if w := m.Cfg.LevelTarget; len(w) == D {
-		var sum float64
-		for _, x := range w {
-			sum += x
-		}
-		for h, x := range w {
-			pi[h] = x / sum
-		}
-		return pi
-	}
-	for h := range pi {
-		pi[h] = 1 / float64(D)
-	}
-	return pi
 }
 
 // branchPrior returns the mean over the tree's sibling groups (the

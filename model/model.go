@@ -43,8 +43,6 @@ type Model struct {
 	// sit near the root and specific ones near the leaves.
 	LogScale *tensor.Tensor // (1)
 	Proj     *tensor.Tensor // (n,n)
-	// TopicHead is H (n,n) of Config.TopicHead, nil without it.
-	TopicHead *tensor.Tensor
 
 	Topics *Topics
 
@@ -92,7 +90,7 @@ func (m *Model) DropoutState() ([]byte, error) { return m.dropSrc.MarshalBinary(
 // SetDropoutState restores a position returned by DropoutState.
 func (m *Model) SetDropoutState(b []byte) error {
 	if err := m.dropSrc.UnmarshalBinary(b); err != nil {
-		return fmt.Errorf("dropout state: %w", err)
+		return fmt.Errorf("model: dropout state: %w", err)
 	}
 	return nil
 }
@@ -100,11 +98,20 @@ func (m *Model) SetDropoutState(b []byte) error {
 // New builds a model with freshly initialised parameters. cfg.Vocab (and
 // cfg.NumLabels for supervised training) must be set.
 func New(cfg Config, seed uint64) (*Model, error) {
+	m, err := newModel(cfg, seed)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	return m, nil
+}
+
+// newModel is New without the package's prefix on its errors.
+func newModel(cfg Config, seed uint64) (*Model, error) {
 	if cfg.InitScale == 0 {
 		cfg.InitScale = float32(1 / math.Sqrt(float64(cfg.Width)))
 	}
-	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("model config: %w", err)
+	if err := cfg.validate(); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x67746672))    // parameters
 	attRng := rand.New(rand.NewPCG(seed, 0x67617474)) // graph attention's Q and K
@@ -123,7 +130,8 @@ func New(cfg Config, seed uint64) (*Model, error) {
 		// Random rows of norm ≈ 1: the bag of an L2-normalised tf-idf
 		// vector is then a random projection of it (distances roughly
 		// preserved), which dominates the small N(0, 0.02²) token rows in
-		// the [CLS] before LayerNorm: the strong start DESIGN.md asks for.
+		// the [CLS] before LayerNorm: a strong start (docs/design.md, "The
+		// network").
 		m.Feat = tensor.Param("embed.feat", cfg.Vocab, n)
 		sd := 1 / math.Sqrt(float64(n))
 		for i := range m.Feat.Data {
@@ -160,12 +168,6 @@ func New(cfg Config, seed uint64) (*Model, error) {
 	for i := 0; i < n; i++ {
 		m.Proj.Data[i*n+i] = 1
 	}
-	if cfg.TopicHead {
-		m.TopicHead = tensor.Param("scale.topic", n, n)
-		for i := 0; i < n; i++ {
-			m.TopicHead.Data[i*n+i] = 1
-		}
-	}
 	t, err := newTopics(m.M, &m.Cfg, rng)
 	if err != nil {
 		return nil, fmt.Errorf("topic tree: %w", err)
@@ -195,9 +197,6 @@ func (m *Model) Params() []*tensor.Tensor {
 		ps = append(ps, g.params()...)
 	}
 	ps = append(ps, m.LogScale, m.Proj)
-	if m.TopicHead != nil {
-		ps = append(ps, m.TopicHead)
-	}
 	if m.HopSkip != nil {
 		ps = append(ps, m.HopSkip, m.SkipGate)
 	}
@@ -215,9 +214,6 @@ type Output struct {
 	Points  *tensor.Tensor // (B,n+1) d on the manifold
 	Theta   *tensor.Tensor // (B,T)   topic distribution from the final d
 	Z       *tensor.Tensor // (T,n+1) topic points
-	// TopicPoints (B,n+1) are the points θ is read from: Points, or
-	// exp_o(log_o d·H) with Config.TopicHead.
-	TopicPoints *tensor.Tensor
 	// CLS are the centres' unscaled [CLS] after layers 1..L-1, (B,n) each:
 	// what a two-hop cache stores for them (RefreshNeighbors).
 	CLS []*tensor.Tensor
@@ -265,55 +261,9 @@ func (m *Model) forwardWith(tp *tensor.Tape, in *Inputs, centres []int32, hop []
 		dF = tp.Add(scaleBy(tp, dF, m.SkipGate), tp.MatMul(bt.hop, m.HopSkip, false, false))
 	}
 	pts := m.M.ExpO(tp, dF)
-	at := pts
-	if m.TopicHead != nil {
-		at = m.topicPoints(tp, dF)
-	}
-	out := &Output{Tangent: dF, Points: pts, TopicPoints: at, Z: ctx.z, CLS: cls}
-	if m.Cfg.TopicDetach {
-		at = tensor.FromData(append([]float32(nil), at.Data...), at.Shape...)
-	}
-	out.Theta = m.Topics.Theta(tp, at, ctx.z, ctx.zh)
+	out := &Output{Tangent: dF, Points: pts, Z: ctx.z, CLS: cls}
+	out.Theta = m.Topics.Theta(tp, pts, ctx.z, ctx.zh)
 	return out
-}
-
-// topicPoints returns the points (B,n+1) that θ reads for tangents d
-// (B,n): exp_o(d·H) with the topic head, exp_o(d) without.
-func (m *Model) topicPoints(tp *tensor.Tape, d *tensor.Tensor) *tensor.Tensor {
-	if m.TopicHead != nil {
-		d = tp.MatMul(d, m.TopicHead, false, false)
-	}
-	return m.M.ExpO(tp, d)
-}
-
-// TopicTangents returns the tangents (N,n) that the topics see for the
-// documents' tangents (N,n): tangent·H with the topic head, tangent
-// itself (not a copy) without. The topic start, the similarity fits and
-// growth read documents through it.
-func (m *Model) TopicTangents(tangent []float32) []float32 {
-	if m.TopicHead == nil {
-		return tangent
-	}
-	n := m.Cfg.Width
-	tp := tensor.NewTape()
-	tp.NoGrad = true
-	out := tp.MatMul(tensor.FromData(tangent, len(tangent)/n, n), m.TopicHead, false, false)
-	return slices.Clone(out.Data)
-}
-
-// TopicSpace returns the tangents (N,n) and points (N,n+1) through which
-// the topics see emb's documents: emb's own without a topic head, else
-// tangent·H (computed once) and its exp_o.
-func (m *Model) TopicSpace(emb *Embeddings) (tangent, points []float32) {
-	if m.TopicHead == nil {
-		return emb.Tangent, emb.Points
-	}
-	tangent = m.TopicTangents(emb.Tangent)
-	n := m.Cfg.Width
-	tp := tensor.NewTape()
-	tp.NoGrad = true
-	out := m.M.ExpO(tp, tensor.FromData(tangent, len(tangent)/n, n))
-	return tangent, slices.Clone(out.Data)
 }
 
 // toTangent maps [CLS] rows (B,n) to tangent vectors at the origin,
@@ -380,7 +330,7 @@ func uniqueDocs(docs []int32) (uniq, where []int32) {
 func (m *Model) InitWordVectors(vecs []float32, dim int, seed uint64) error {
 	V, n := m.Cfg.Vocab, m.Cfg.Width
 	if dim <= 0 || len(vecs) != V*dim {
-		return fmt.Errorf("word vectors: %d values for %d words of width %d", len(vecs), V, dim)
+		return fmt.Errorf("model: word vectors: %d values for %d words of width %d", len(vecs), V, dim)
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x676c6f7665))
 	proj := make([]float64, dim*n)

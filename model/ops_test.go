@@ -275,7 +275,7 @@ func TestGraphAttentionSelfCounts(t *testing.T) {
 // TestLossHasNoSideEffects: a training Loss (forward and backward) leaves
 // the configuration (σ's r and t included), the tree and every parameter
 // as they were; only gradients change. σ's tracking is the trainer's
-// (topicstart.Track), not the loss's.
+// (topicfit.Track), not the loss's.
 func TestLossHasNoSideEffects(t *testing.T) {
 	f := newGradFixture(t, gradCases()[1])
 	f.m.SetSimilarity(2, 0.5)
@@ -412,22 +412,19 @@ func TestBranchPrior(t *testing.T) {
 }
 
 // TestLevelPrior checks Model.levelPrior against KL(π ‖ q̄) computed
-// directly (q̄ the batch's mean mass per level) for the uniform π and a
-// root-heavy target, and that it is zero when q̄ equals π.
+// directly (q̄ the batch's mean mass per level) for the uniform π, and that
+// it is zero when q̄ equals π.
 func TestLevelPrior(t *testing.T) {
 	g := tinyGraph(9, 20, 3, 9, true, 1)
 	for _, tc := range []struct {
-		name   string
-		target []float64 // as configured (unnormalised)
-		pi     []float64 // normalised
+		name string
+		pi   []float64 // normalised
 	}{
-		{"uniform", nil, []float64{1.0 / 3, 1.0 / 3, 1.0 / 3}},
-		{"root-heavy", []float64{2, 1, 1}, []float64{0.5, 0.25, 0.25}},
+		{"uniform", []float64{1.0 / 3, 1.0 / 3, 1.0 / 3}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := tinyConfig(g)
 			cfg.Tree.InitDepth, cfg.Tree.Branching, cfg.Tree.MaxDepth = 3, 2, 3
-			cfg.LevelTarget = tc.target
 			m, err := New(cfg, 1)
 			if err != nil {
 				t.Fatal(err)

@@ -151,7 +151,7 @@ func TestScaleAtInit(t *testing.T) {
 			cfg.Vocab = len(g.Vocab)
 			cfg.NumLabels = g.NumLabels()
 			cfg.InitScale = tc.scale
-			cfg.Geometry = tc.geometry
+			cfg.Geometry = Geometry(tc.geometry)
 			if tc.scale == 1 {
 				// √n is the encoder path's norm alone: without the
 				// feature skip, whose term adds to it.

@@ -44,19 +44,19 @@ type SavedConfig struct {
 func (m *Model) Save(dir string, seed uint64) error {
 	if m.Cfg.Tree.Background && m.Topics.Background == nil {
 		// Load would refuse the files: a model is saved whole or not at all.
-		return errors.New("save model: the configuration has a decoder background but the model holds none (Model.Prepare or the trainer sets it)")
+		return errors.New("model: save: the configuration has a decoder background but the model holds none (Model.Prepare or the trainer sets it)")
 	}
 	if m.Topics.Mix != nil && m.Topics.Unigram == nil {
-		return errors.New("save model: the configuration has a background mixture but the model holds no unigram distribution (Model.Prepare or the trainer sets it)")
+		return errors.New("model: save: the configuration has a background mixture but the model holds no unigram distribution (Model.Prepare or the trainer sets it)")
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("save model: %w", err)
+		return fmt.Errorf("model: save: %w", err)
 	}
 	if err := atomicfile.WriteJSON(filepath.Join(dir, ConfigFile), SavedConfig{Format: "gtformer-model/1", Seed: seed, Config: m.Cfg, Corpus: m.Corpus}); err != nil {
-		return fmt.Errorf("save model: %w", err)
+		return fmt.Errorf("model: save: %w", err)
 	}
 	if err := atomicfile.WriteFile(filepath.Join(dir, TreeFile), m.Topics.Tree.WriteJSON); err != nil {
-		return fmt.Errorf("save model: %w", err)
+		return fmt.Errorf("model: save: %w", err)
 	}
 	ts := m.Params()
 	if m.IDF != nil {
@@ -71,9 +71,9 @@ func (m *Model) Save(dir string, seed uint64) error {
 	if u := m.Topics.Unigram; m.Topics.Mix != nil {
 		ts = append(ts, &tensor.Tensor{Name: "buffers.unigram", Shape: []int{len(u)}, Data: u})
 	}
-	meta := map[string]string{"format": "gtformer-weights/1", "geometry": m.Cfg.Geometry}
+	meta := map[string]string{"format": "gtformer-weights/1", "geometry": string(m.Cfg.Geometry)}
 	if err := safetensors.WriteFile(filepath.Join(dir, WeightsFile), ts, meta); err != nil {
-		return fmt.Errorf("save model: %w", err)
+		return fmt.Errorf("model: save: %w", err)
 	}
 	return nil
 }
@@ -81,25 +81,35 @@ func (m *Model) Save(dir string, seed uint64) error {
 // ParseConfig reads config.json (name is its path, for messages): one JSON
 // object of the known fields, in a known format, whose configuration is
 // valid.
+//
+// A setting that earlier builds had and this one does not (removedConfig)
+// is read away when it was off; a model trained with it on is refused.
 func ParseConfig(name string, raw []byte) (*SavedConfig, error) {
+	raw, on, err := StripRemoved(name, raw, removedConfig)
+	if err != nil {
+		return nil, err
+	}
+	if on != "" {
+		return nil, fmt.Errorf("model: %s: the model was trained with %s, which this build no longer has; use the build that wrote it", name, on)
+	}
 	var sc SavedConfig
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&sc); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, fmt.Errorf("model: %s: %w", name, err)
 	}
 	if dec.More() {
-		return nil, fmt.Errorf("%s: more than one JSON value", name)
+		return nil, fmt.Errorf("model: %s: more than one JSON value", name)
 	}
 	if sc.Format != "gtformer-model/1" {
-		return nil, fmt.Errorf("%s: unknown format %q", name, sc.Format)
+		return nil, fmt.Errorf("model: %s: unknown format %q", name, sc.Format)
 	}
 	c := sc.Config
 	if c.InitScale == 0 {
 		c.InitScale = 1 // what New fills in; Validate wants it finite
 	}
-	if err := c.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+	if err := c.validate(); err != nil {
+		return nil, fmt.Errorf("model: %s: %w", name, err)
 	}
 	return &sc, nil
 }
@@ -111,20 +121,20 @@ func Load(dir string) (*Model, uint64, error) {
 	path := filepath.Join(dir, ConfigFile)
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return nil, 0, fmt.Errorf("load model: %w", err)
+		return nil, 0, fmt.Errorf("model: load: %w", err)
 	}
 	sc, err := ParseConfig(path, raw)
 	if err != nil {
-		return nil, 0, fmt.Errorf("load model: %w", err)
+		return nil, 0, err
 	}
-	m, err := New(sc.Config, sc.Seed)
+	m, err := newModel(sc.Config, sc.Seed)
 	if err != nil {
-		return nil, 0, fmt.Errorf("load model: %s: %w", path, err)
+		return nil, 0, fmt.Errorf("model: load %s: %w", path, err)
 	}
 	m.Corpus = sc.Corpus
 	tree, err := topictree.ReadFile(filepath.Join(dir, TreeFile))
 	if err != nil {
-		return nil, 0, fmt.Errorf("load model: %w", err)
+		return nil, 0, fmt.Errorf("model: load: %w", err)
 	}
 	m.SetTree(tree)
 	if err := m.LoadWeights(filepath.Join(dir, WeightsFile)); err != nil {
@@ -139,11 +149,11 @@ func Load(dir string) (*Model, uint64, error) {
 func (m *Model) LoadWeights(path string) error {
 	ts, _, err := safetensors.ReadFile(path)
 	if err != nil {
-		return fmt.Errorf("load model: %w", err)
+		return fmt.Errorf("model: load: %w", err)
 	}
 	var errs []error
 	for _, name := range slices.Sorted(maps.Keys(ts)) {
-		if err := CheckFinite(ts[name]); err != nil {
+		if err := nonFinite(ts[name]); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -195,7 +205,7 @@ func (m *Model) LoadWeights(path string) error {
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("load model: %s: %w", path, err)
+		return fmt.Errorf("model: load %s: %w", path, err)
 	}
 	return nil
 }
@@ -203,6 +213,15 @@ func (m *Model) LoadWeights(path string) error {
 // CheckFinite reports the first NaN or infinity in t, naming the tensor and
 // the element.
 func CheckFinite(t *tensor.Tensor) error {
+	if err := nonFinite(t); err != nil {
+		return fmt.Errorf("model: %w", err)
+	}
+	return nil
+}
+
+// nonFinite is CheckFinite without the package's prefix, for this
+// package's own messages.
+func nonFinite(t *tensor.Tensor) error {
 	for i, v := range t.Data {
 		if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
 			return fmt.Errorf("tensor %q holds %v at element %d of %d (shape %v): not a usable model", t.Name, v, i, len(t.Data), t.Shape)
@@ -223,7 +242,7 @@ func (m *Model) SetTree(t *topictree.Tree) {
 func WeightsSHA256(r io.Reader) (string, error) {
 	h := sha256.New()
 	if _, err := io.Copy(h, r); err != nil {
-		return "", err
+		return "", fmt.Errorf("model: weights: %w", err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
@@ -233,12 +252,12 @@ func SavedWeightsSHA256(dir string) (string, error) {
 	path := filepath.Join(dir, WeightsFile)
 	f, err := os.Open(path)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("model: %w", err)
 	}
 	defer f.Close()
 	sum, err := WeightsSHA256(f)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
+		return "", err
 	}
 	return sum, nil
 }

@@ -137,7 +137,7 @@ func FuzzParseConfig(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		sc, err := ParseConfig("config.json", b)
 		if err != nil {
-			if !strings.HasPrefix(err.Error(), "config.json: ") {
+			if !strings.HasPrefix(err.Error(), "model: config.json: ") {
 				t.Fatalf("error does not name the file: %v", err)
 			}
 			return

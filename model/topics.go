@@ -103,9 +103,9 @@ func (m *Model) SetLevelSimilarity(r, t float64) {
 // large, so that β starts distinct per topic. The price: at the shared
 // learning rate U barely moves, and the topics' word distributions are
 // learned mostly by moving the topic points. train's topic start therefore
-// fits U alone, at a high rate, before the first step (topicstart.Fit), and
+// fits U alone, at a high rate, before the first step (topicfit.Fit), and
 // trains U at 10× the shared rate afterwards (train.Options.DecoderLRScale),
-// without which the decoder lags θ as the documents move (docs/results.md).
+// without which the decoder lags θ as the documents move (docs/design.md, "Choices beyond the paper").
 const DecoderInitStd = 4
 
 func newTopics(m lorentz.Manifold, cfg *Config, rng *rand.Rand) (*Topics, error) {
@@ -288,12 +288,7 @@ func (t *Topics) Theta(tp *tensor.Tape, d, z, zh *tensor.Tensor) *tensor.Tensor 
 	rh, th := t.LevelSimilarity()
 	sT := hnn.FermiDiracRT(tp, t.M.PairSqDist(tp, d, z), r, temp)
 	sH := hnn.FermiDiracRT(tp, t.M.PairSqDist(tp, d, zh), rh, th)
-	return topictree.ThetaWith(tp, t.tab, sT, sH, t.StickOptions())
-}
-
-// StickOptions is the stick-breaking the tree configuration asks for.
-func (t *Topics) StickOptions() topictree.StickOptions {
-	return topictree.StickOptions{Normalize: t.cfg.NormStick}
+	return topictree.Theta(tp, t.tab, sT, sH)
 }
 
 // Similarity returns σ's radius r and temperature t, where a temperature

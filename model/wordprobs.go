@@ -84,16 +84,6 @@ func (t *Topics) Lambda() float64 {
 	return sigmoid(float64(t.Mix.Data[0]))
 }
 
-// SetLambda sets the background mixture's weight λ to x in (0, 1) (ρ =
-// logit x). It panics without the mixture or outside (0, 1): the callers
-// (topicstart.FitMixWeight) check both.
-func (t *Topics) SetLambda(x float64) {
-	if t.Mix == nil || !(x > 0 && x < 1) {
-		panic(fmt.Sprintf("model: SetLambda(%g) with the mixture on: %v", x, t.Mix != nil))
-	}
-	t.Mix.Data[0] = logit(x)
-}
-
 // WordMix returns the mixture with the current λ (the zero value without
 // it). It panics when the mixture is on but its unigram distribution was
 // never set (Model.Prepare, the trainer, or Load set it).

@@ -7,9 +7,8 @@ import (
 )
 
 // Stick-breaking over the tree (paper eqs. 5-6 and the level distribution,
-// with "the last takes the rest" on both: docs/design.md, "Topic tree";
-// StickOptions.Normalize replaces the topic part by a normalised stick,
-// forwardNorm below).
+// with the last child and the last level taking the rest of the stick:
+// docs/design.md, "Topic tree").
 //
 // Notation for one document, over dense rows t (root r = 0):
 //
@@ -73,43 +72,24 @@ import (
 // scratch is sized once per op call and reused for every document.
 type kernel struct {
 	tab                      *Tables
-	norm                     bool      // the normalised stick (StickOptions.Normalize)
-	kids                     []int     // (T) normalised stick only: children per row
-	raw, z, gRaw, gZ         []float64 // (T) normalised stick only: σ_t rem_t, per parent Σ of its children's raw, and their gradients
 	rem, cond, reach         []float64 // (T)
 	gRem, gReach             []float64 // (T)
 	surv, gSurv              []float64 // (Depth)
 	sigT, sigL, gSigT, gSigL []float64 // float64 copies of one document's inputs and gradients
 }
 
-func newKernel(tab *Tables, hLevel int, norm bool) *kernel {
+func newKernel(tab *Tables, hLevel int) *kernel {
 	T, D := tab.T, tab.Depth
 	n := 7*T + 2*D + 2*hLevel
-	if norm {
-		n += 4 * T
-	}
 	buf := make([]float64, n)
 	take := func(n int) []float64 { s := buf[:n:n]; buf = buf[n:]; return s }
 	k := &kernel{
-		tab: tab, norm: norm, rem: take(T), cond: take(T), reach: take(T),
+		tab: tab, rem: take(T), cond: take(T), reach: take(T),
 		gRem: take(T), gReach: take(T), sigT: take(T), gSigT: take(T),
 		surv: take(D), gSurv: take(D), sigL: take(hLevel), gSigL: take(hLevel),
 	}
-	if norm {
-		k.raw, k.z, k.gRaw, k.gZ = take(T), take(T), take(T), take(T)
-		k.kids = make([]int, T)
-		for t := 1; t < T; t++ {
-			k.kids[tab.Parent[t]]++
-		}
-	}
 	return k
 }
-
-// normZFloor is the smallest Σ of a sibling group's σ_c rem_c that the
-// normalised stick divides by; below it (a document so far from every
-// child that each σ underflows) the children share the stick equally,
-// with no gradient.
-const normZFloor = 1e-150 // Z² stays a normal float64 in the backward pass
 
 // forward fills rem, cond, reach and surv from sigT (T) and sigL (≥ Depth)
 // and writes θ (T) when theta is non-nil. Locals resliced to T let the
@@ -121,22 +101,18 @@ func (k *kernel) forward(sigT, sigL, theta []float64) {
 	sigT = sigT[:T]
 	left, parent, isLast := tb.LeftSib[:T], tb.Parent[:T], tb.IsLast[:T]
 	rem[0], cond[0], reach[0] = 1, 1, 1
-	if k.norm {
-		k.forwardNorm(sigT)
-	} else {
-		for t := 1; t < T; t++ {
-			r := 1.0
-			if s := left[t]; s >= 0 {
-				r = rem[s] * (1 - sigT[s])
-			}
-			rem[t] = r
-			c := r
-			if !isLast[t] {
-				c *= sigT[t]
-			}
-			cond[t] = c
-			reach[t] = reach[parent[t]] * c
+	for t := 1; t < T; t++ {
+		r := 1.0
+		if s := left[t]; s >= 0 {
+			r = rem[s] * (1 - sigT[s])
 		}
+		rem[t] = r
+		c := r
+		if !isLast[t] {
+			c *= sigT[t]
+		}
+		cond[t] = c
+		reach[t] = reach[parent[t]] * c
 	}
 	surv := k.surv
 	surv[0] = 1
@@ -187,10 +163,6 @@ func (k *kernel) backward(sigT, sigL, gTheta, gSigT, gSigL []float64) {
 		gSigL[h] -= gSurv[h+1] * surv[h]
 		gSurv[h] += gSurv[h+1] * (1 - sigL[h])
 	}
-	if k.norm {
-		k.backwardNorm(sigT, gSigT)
-		return
-	}
 	for t := T - 1; t >= 1; t-- {
 		q := parent[t]
 		gr := gReach[t]
@@ -202,76 +174,6 @@ func (k *kernel) backward(sigT, sigL, gTheta, gSigT, gSigL []float64) {
 			gSigT[t] += gCond * rem[t]
 			gRem[t] += gCond * sigT[t]
 		}
-		if s := left[t]; s >= 0 {
-			gRem[s] += gRem[t] * (1 - sigT[s])
-			gSigT[s] -= gRem[t] * rem[s]
-		}
-	}
-}
-
-// forwardNorm is forward's topic part for the normalised stick: every
-// child, the last included, takes σ_c rem_c, and the group's takes are
-// divided by their sum Z_q = 1 − Π_c (1 − σ_c), so no child is the catch-all
-// of the stick its siblings leave:
-//
-//	raw_t = σ_t rem_t,  Z_q = Σ_{c child of q} raw_c,  cond_t = raw_t / Z_q
-func (k *kernel) forwardNorm(sigT []float64) {
-	tb := k.tab
-	T := tb.T
-	rem, cond, reach, raw, z := k.rem[:T], k.cond[:T], k.reach[:T], k.raw[:T], k.z[:T]
-	left, parent := tb.LeftSib[:T], tb.Parent[:T]
-	clear(z)
-	for t := 1; t < T; t++ {
-		r := 1.0
-		if s := left[t]; s >= 0 {
-			r = rem[s] * (1 - sigT[s])
-		}
-		rem[t] = r
-		raw[t] = sigT[t] * r
-		z[parent[t]] += raw[t]
-	}
-	for t := 1; t < T; t++ {
-		q := parent[t]
-		if z[q] < normZFloor {
-			cond[t] = 1 / float64(k.kids[q])
-		} else {
-			cond[t] = raw[t] / z[q]
-		}
-		reach[t] = reach[q] * cond[t]
-	}
-}
-
-// backwardNorm is backward's topic part for the normalised stick, after
-// gReach holds the θ terms (reverse mode of forwardNorm):
-//
-//	g_cond_t = g_reach_t reach_q;  g_reach_q += g_reach_t cond_t   (children first)
-//	g_raw_t = g_cond_t / Z_q;  g_Z_q −= g_cond_t raw_t / Z_q²;  then g_raw_c += g_Z_q
-//	g_σ_t += g_raw_t rem_t;  g_rem_t += g_raw_t σ_t;  rem chain as the paper's stick
-func (k *kernel) backwardNorm(sigT, gSigT []float64) {
-	tb := k.tab
-	T := tb.T
-	rem, cond, reach, raw, z := k.rem[:T], k.cond[:T], k.reach[:T], k.raw[:T], k.z[:T]
-	gRem, gReach, gRaw, gZ := k.gRem[:T], k.gReach[:T], k.gRaw[:T], k.gZ[:T]
-	left, parent := tb.LeftSib[:T], tb.Parent[:T]
-	clear(gZ)
-	for t := T - 1; t >= 1; t-- {
-		q := parent[t]
-		gr := gReach[t]
-		gCond := gr * reach[q]
-		gReach[q] += gr * cond[t]
-		if z[q] < normZFloor {
-			gRaw[t] = 0
-			continue
-		}
-		gRaw[t] = gCond / z[q]
-		gZ[q] -= gCond * raw[t] / (z[q] * z[q])
-	}
-	for t := T - 1; t >= 1; t-- {
-		if z[parent[t]] >= normZFloor {
-			gRaw[t] += gZ[parent[t]]
-		}
-		gSigT[t] += gRaw[t] * rem[t]
-		gRem[t] += gRaw[t] * sigT[t]
 		if s := left[t]; s >= 0 {
 			gRem[s] += gRem[t] * (1 - sigT[s])
 			gSigT[s] -= gRem[t] * rem[s]
@@ -300,32 +202,17 @@ func (k *kernel) backwardNorm(sigT, gSigT []float64) {
 // It panics on shape mismatches (programmer errors). Use Theta when π and δ
 // are not needed.
 func StickBreak(tp *tensor.Tape, tab *Tables, sigmaTopic, sigmaLevel *tensor.Tensor) (theta, pi, delta *tensor.Tensor) {
-	return stickBreak(tp, tab, sigmaTopic, sigmaLevel, true, StickOptions{})
-}
-
-// StickOptions varies the stick-breaking over the topics.
-type StickOptions struct {
-	// Normalize gives the last child of every topic its own σ too and
-	// divides each sibling group's takes σ_c rem_c by their sum, instead
-	// of handing the last child the rest of the stick (docs/design.md,
-	// "Topic tree"): no child is then the catch-all of the mass its
-	// siblings leave. The level stick is unchanged.
-	Normalize bool
+	return stickBreak(tp, tab, sigmaTopic, sigmaLevel, true)
 }
 
 // Theta is StickBreak without the inspection outputs π and δ: the training
 // path, costing O(B·T) and no (B,P,Depth) buffer.
 func Theta(tp *tensor.Tape, tab *Tables, sigmaTopic, sigmaLevel *tensor.Tensor) *tensor.Tensor {
-	return ThetaWith(tp, tab, sigmaTopic, sigmaLevel, StickOptions{})
-}
-
-// ThetaWith is Theta with the stick-breaking's options.
-func ThetaWith(tp *tensor.Tape, tab *Tables, sigmaTopic, sigmaLevel *tensor.Tensor, opt StickOptions) *tensor.Tensor {
-	theta, _, _ := stickBreak(tp, tab, sigmaTopic, sigmaLevel, false, opt)
+	theta, _, _ := stickBreak(tp, tab, sigmaTopic, sigmaLevel, false)
 	return theta
 }
 
-func stickBreak(tp *tensor.Tape, tab *Tables, sigmaTopic, sigmaLevel *tensor.Tensor, inspect bool, opt StickOptions) (theta, pi, delta *tensor.Tensor) {
+func stickBreak(tp *tensor.Tape, tab *Tables, sigmaTopic, sigmaLevel *tensor.Tensor, inspect bool) (theta, pi, delta *tensor.Tensor) {
 	if len(sigmaTopic.Shape) != 2 || sigmaTopic.Shape[1] != tab.T {
 		panic(fmt.Sprintf("topictree: StickBreak: sigmaTopic %v, want (B,%d)", sigmaTopic.Shape, tab.T))
 	}
@@ -339,7 +226,7 @@ func stickBreak(tp *tensor.Tape, tab *Tables, sigmaTopic, sigmaLevel *tensor.Ten
 		pi = tp.Alloc(false, B, P)
 		delta = tp.Alloc(false, B, P, D)
 	}
-	k := newKernel(tab, H, opt.Normalize)
+	k := newKernel(tab, H)
 	th := k.gSigT // scratch for θ in float64 during forward
 	for b := range B {
 		loadRow(k.sigT, sigmaTopic.Data[b*T:(b+1)*T])

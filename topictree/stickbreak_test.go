@@ -106,7 +106,7 @@ func TestKernelMatchesDefinition(t *testing.T) {
 	for name, tr := range testTrees(t) {
 		tab := tr.Tables()
 		H := tab.Depth + 1
-		k := newKernel(tab, H, false)
+		k := newKernel(tab, H)
 		theta := make([]float64, tab.T)
 		for range 5 {
 			sigT := randSigmas(rng, tab.T, 0.01, 0.99)
@@ -221,7 +221,7 @@ func TestKernelGradient(t *testing.T) {
 	for name, tr := range testTrees(t) {
 		tab := tr.Tables()
 		H := tab.Depth + 1 // one unused level column: its gradient must be 0
-		k := newKernel(tab, H, false)
+		k := newKernel(tab, H)
 		theta := make([]float64, tab.T)
 		loss := func(sigT, sigL, w []float64) float64 {
 			k.forward(sigT, sigL, theta)
@@ -308,7 +308,7 @@ func TestTapeGradient(t *testing.T) {
 		theta, _, _ := StickBreak(tp, tab, sT, sL)
 		tp.BackwardWith(theta, seed)
 
-		k := newKernel(tab, H, false)
+		k := newKernel(tab, H)
 		th := make([]float64, tab.T)
 		for b := range B {
 			sigT, sigL, w := make([]float64, tab.T), make([]float64, H), make([]float64, tab.T)
@@ -468,141 +468,4 @@ func BenchmarkTheta(b *testing.B) {
 		tr, _ := New(c[0], c[1])
 		b.Run(fmt.Sprintf("B=256/T=%d", tr.Len()), func(b *testing.B) { benchmarkStickBreak(b, c[0], c[1], false) })
 	}
-}
-
-// TestNormalizedStick checks the normalised stick (StickOptions.Normalize)
-// on every test tree against its definition (each child's σ_c Π_{s<c}(1−σ_s)
-// divided by its sibling group's sum, multiplied down each path, with the
-// level stick as before), that θ sums to one for σ anywhere in [0, 1]
-// (the tiny range takes the equal-split floor), and its analytic gradient
-// against central finite differences in float64, the last children's σ
-// included.
-func TestNormalizedStick(t *testing.T) {
-	rng := rand.New(rand.NewPCG(19, 0))
-	const eps = 1e-6
-	for name, tr := range testTrees(t) {
-		tab := tr.Tables()
-		H := tab.Depth + 1
-		k := newKernel(tab, H, true)
-		theta := make([]float64, tab.T)
-		ref := func(sigT, sigL []float64) []float64 {
-			cond := make([]float64, tab.T)
-			for q := range tab.T {
-				var kids []int
-				for c := 1; c < tab.T; c++ {
-					if int(tab.Parent[c]) == q {
-						kids = append(kids, c)
-					}
-				}
-				rem, z := 1.0, 0.0
-				raw := make([]float64, len(kids))
-				for i, c := range kids {
-					raw[i] = sigT[c] * rem
-					rem *= 1 - sigT[c]
-					z += raw[i]
-				}
-				for i, c := range kids {
-					cond[c] = raw[i] / z
-				}
-			}
-			reach := make([]float64, tab.T)
-			reach[0] = 1
-			for r := 1; r < tab.T; r++ {
-				reach[r] = reach[tab.Parent[r]] * cond[r]
-			}
-			out := make([]float64, tab.T)
-			for r := range tab.T {
-				l := tab.Level[r]
-				s := 1.0
-				for h := range l {
-					s *= 1 - sigL[h]
-				}
-				if !tab.IsLeaf[r] {
-					s *= sigL[l]
-				}
-				out[r] = reach[r] * s
-			}
-			return out
-		}
-		for range 3 {
-			sigT := randSigmas(rng, tab.T, 0.05, 0.95)
-			sigL := randSigmas(rng, H, 0.05, 0.95)
-			k.forward(sigT, sigL, theta)
-			want := ref(sigT, sigL)
-			sum := 0.0
-			for r := range theta {
-				sum += theta[r]
-				if math.Abs(theta[r]-want[r]) > 1e-14 {
-					t.Errorf("%s: θ[row %d] = %v, definition %v", name, r, theta[r], want[r])
-				}
-			}
-			if math.Abs(sum-1) > 1e-12 {
-				t.Errorf("%s: θ sums to %v", name, sum)
-			}
-			w := randSigmas(rng, tab.T, -1, 1)
-			loss := func() float64 {
-				k.forward(sigT, sigL, theta)
-				s := 0.0
-				for i, v := range theta {
-					s += w[i] * v
-				}
-				return s
-			}
-			gT, gL := make([]float64, tab.T), make([]float64, H)
-			k.forward(sigT, sigL, theta)
-			k.backward(sigT, sigL, w, gT, gL)
-			for _, in := range []struct {
-				name string
-				x, g []float64
-			}{{"σ_topic", sigT, gT}, {"σ_level", sigL, gL}} {
-				for i := range in.x {
-					old := in.x[i]
-					in.x[i] = old + eps
-					up := loss()
-					in.x[i] = old - eps
-					dn := loss()
-					in.x[i] = old
-					num := (up - dn) / (2 * eps)
-					if math.Abs(num-in.g[i]) > 1e-8*(1+math.Abs(num)) {
-						t.Errorf("%s: ∂/∂%s[%d] analytic %v, numeric %v", name, in.name, i, in.g[i], num)
-					}
-				}
-			}
-			// Only the root's σ is unused now; a last child's is not.
-			if gT[0] != 0 {
-				t.Errorf("%s: the root's σ has gradient %v", name, gT[0])
-			}
-			for r := 1; r < tab.T; r++ {
-				if tab.IsLast[r] && gT[r] == 0 && !onlyChild(tab, r) {
-					t.Errorf("%s: last child row %d has no gradient", name, r)
-				}
-			}
-		}
-		for _, rg := range []struct{ lo, hi float64 }{{0, 1}, {0, 1e-300}, {1e-140, 1e-140}, {1, 1}} {
-			sigT := randSigmas(rng, tab.T, rg.lo, rg.hi)
-			sigL := randSigmas(rng, H, 0.05, 0.95)
-			k.forward(sigT, sigL, theta)
-			sum := 0.0
-			for _, v := range theta {
-				if math.IsNaN(v) || v < 0 {
-					t.Fatalf("%s: σ in [%g, %g]: θ has %v", name, rg.lo, rg.hi, v)
-				}
-				sum += v
-			}
-			if math.Abs(sum-1) > 1e-12 {
-				t.Errorf("%s: σ in [%g, %g]: θ sums to %v", name, rg.lo, rg.hi, sum)
-			}
-		}
-	}
-}
-
-// onlyChild reports whether row r has no siblings (its normalised take is
-// 1 whatever its σ, so its gradient is 0).
-func onlyChild(tab *Tables, r int) bool {
-	for c := 1; c < tab.T; c++ {
-		if c != r && tab.Parent[c] == tab.Parent[r] {
-			return false
-		}
-	}
-	return true
 }

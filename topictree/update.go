@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/gtformer/gtformer/tensor"
 )
@@ -146,24 +145,6 @@ type UpdateOptions struct {
 	// the initial tree, and depth only shrinks (by pruning). With
 	// GrowLeaves the tree can deepen up to Limits.MaxDepth.
 	GrowLeaves bool
-	// AddScore, when set (T, dense rows), narrows the additions to the
-	// topics that most need a child: of the topics the share rule and the
-	// limits would give one, only those whose score is at least the
-	// candidates' mean get it (the trainer's score: how poorly the words
-	// of the documents in the topic's subtree are explained,
-	// train.ReconstructionScores).
-	AddScore []float64
-	// BeforeLast places each new topic before its parent's last child
-	// instead of after it. Under the stick-breaking the last child takes
-	// the rest of its parent's stick (its own σ unused), so an appended
-	// topic starts as its siblings' catch-all, collecting the mass they
-	// leave; placed before the last, it takes its share through its own
-	// σ, and the established last child stays the catch-all.
-	BeforeLast bool
-	// Remove lists topics (by id) removed with their subtrees whatever
-	// their mass and whatever KeepDepth would keep: a parent left without
-	// children becomes a leaf, as in pruning. The root cannot be removed.
-	Remove []int
 }
 
 // DefaultUpdateOptions are the paper's thresholds, s_add = s_prune = 0.05.
@@ -237,8 +218,8 @@ func (r UpdateResult) RemapRows(old []float32, cols int) []float32 {
 //  1. Prune: every non-root topic whose subtree mass (s_t plus the s of all
 //     its descendants) is below opt.Prune is removed together with its
 //     subtree. (Masses shrink going down, so a removed topic's descendants
-//     qualify too.) So is every topic of opt.Remove. A parent left without
-//     children becomes a leaf.
+//     qualify too.) A parent left without children
+//     becomes a leaf.
 //  2. Add: every surviving topic that is not a leaf of the pruned tree and
 //     has s_t > opt.Add gets one new child, appended as its last sibling,
 //     unless it already has Limits.MaxChildren children. With
@@ -246,8 +227,7 @@ func (r UpdateResult) RemapRows(old []float32, cols int) []float32 {
 //     level + 1 is below Limits.MaxDepth. A topic that lost all its
 //     children in step 1 is a leaf by then, so it gets a new child only
 //     with GrowLeaves: step 1 judged its old children too small, and the
-//     paper grows only non-leaf topics. With opt.AddScore, only the
-//     candidates scoring at least their mean get a child.
+//     paper grows only non-leaf topics.
 //
 // Pruning first means a topic's new child is never pruned in the same
 // update (it has no share yet), and the limits are checked against the tree
@@ -266,17 +246,6 @@ func (t *Tree) Update(s []float64, opt UpdateOptions) (UpdateResult, error) {
 	}
 	if math.IsNaN(opt.Add) || math.IsNaN(opt.Prune) || opt.Add < 0 || opt.Prune < 0 {
 		return UpdateResult{}, fmt.Errorf("topictree: update: thresholds add %v, prune %v must be non-negative", opt.Add, opt.Prune)
-	}
-
-	if opt.AddScore != nil {
-		if len(opt.AddScore) != tb.T {
-			return UpdateResult{}, fmt.Errorf("topictree: update: %d add scores for %d topics", len(opt.AddScore), tb.T)
-		}
-		for r, v := range opt.AddScore {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return UpdateResult{}, fmt.Errorf("topictree: update: add score of topic %d is %v", tb.ID[r], v)
-			}
-		}
 	}
 
 	// Subtree masses.
@@ -299,17 +268,6 @@ func (t *Tree) Update(s []float64, opt UpdateOptions) (UpdateResult, error) {
 	for r, id := range tb.ID {
 		oldRow[id] = r
 	}
-	drop := make([]bool, tb.T)
-	for _, id := range opt.Remove {
-		r, ok := oldRow[id]
-		switch {
-		case !ok:
-			return UpdateResult{}, fmt.Errorf("topictree: update: remove %d: %w", id, ErrNoTopic)
-		case r == 0:
-			return UpdateResult{}, fmt.Errorf("topictree: update: remove %d: %w", id, ErrRoot)
-		}
-		drop[r] = true
-	}
 
 	// 1. Prune. In dense order a removed topic's ancestors come first, so
 	// checking "parent still present" finds the top of each pruned subtree.
@@ -331,7 +289,7 @@ func (t *Tree) Update(s []float64, opt UpdateOptions) (UpdateResult, error) {
 	for r := 1; r < tb.T; r++ {
 		if removed[tb.Parent[r]] {
 			removed[r] = true
-		} else if drop[r] || mass[r] < opt.Prune && !keep[r] {
+		} else if mass[r] < opt.Prune && !keep[r] {
 			removed[r] = true
 			t.detach(tb.ID[r])
 		}
@@ -360,17 +318,9 @@ func (t *Tree) Update(s []float64, opt UpdateOptions) (UpdateResult, error) {
 		}
 		cand = append(cand, r)
 	}
-	if opt.AddScore != nil && len(cand) > 0 {
-		var mean float64
-		for _, r := range cand {
-			mean += opt.AddScore[r]
-		}
-		mean /= float64(len(cand))
-		cand = slices.DeleteFunc(cand, func(r int) bool { return opt.AddScore[r] < mean })
-	}
 	for _, r := range cand {
 		id := tb.ID[r]
-		c := t.attachAt(id, opt.BeforeLast)
+		c := t.attach(id)
 		res.Changes = append(res.Changes, Change{Op: Added, ID: c, Parent: id, Level: t.nodes[id].level + 1, Share: s[r]})
 	}
 

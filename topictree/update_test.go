@@ -342,8 +342,6 @@ func TestUpdateRejectsBadShares(t *testing.T) {
 		{"inf", shares(0.1, map[int]float64{3: math.Inf(1)}), DefaultUpdateOptions},
 		{"negative", shares(0.1, map[int]float64{3: -0.1}), DefaultUpdateOptions},
 		{"badThreshold", shares(0.1, nil), UpdateOptions{Add: math.NaN(), Prune: 0.05}},
-		{"shortScore", shares(0.1, nil), UpdateOptions{Add: 0.05, Prune: 0.05, AddScore: make([]float64, 12)}},
-		{"nanScore", shares(0.1, nil), UpdateOptions{Add: 0.05, Prune: 0.05, AddScore: append(make([]float64, 12), math.NaN())}},
 	} {
 		tr, _ := New(3, 3)
 		before := tr.String()
@@ -506,42 +504,6 @@ func TestUpdateKeepDepth(t *testing.T) {
 	}
 }
 
-// TestUpdateAddScore checks that AddScore narrows the additions to the
-// candidates (topics the share rule and the limits would grow) scoring at
-// least their mean, and that a topic's score alone, without the share,
-// grows nothing.
-func TestUpdateAddScore(t *testing.T) {
-	// Root 0, children 1-3 (level 1), leaves 4-12: every level-1 topic is
-	// above s_add, the root too (but KeepDepth keeps it from growing).
-	s := shares(0.06, map[int]float64{0: 0.2})
-	for _, tc := range []struct {
-		name  string
-		score map[int]float64
-		want  []int // parents that get a child
-	}{
-		{"one worst", map[int]float64{1: 7.0, 2: 6.0, 3: 6.1}, []int{1}},
-		{"two above the mean", map[int]float64{1: 7.0, 2: 6.0, 3: 6.9}, []int{1, 3}},
-		{"all equal", map[int]float64{1: 6.5, 2: 6.5, 3: 6.5}, []int{1, 2, 3}},
-		// Leaf 4's high score does not make it a candidate.
-		{"leaf score ignored", map[int]float64{4: 99, 1: 6.0, 2: 6.0, 3: 7.0}, []int{3}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			tr, _ := New(3, 3)
-			score := make([]float64, 13)
-			for r, v := range tc.score {
-				score[r] = v
-			}
-			res, err := tr.Update(s, UpdateOptions{Add: 0.05, Prune: 0.01, KeepDepth: true, AddScore: score})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if under := addedUnder(res); !slices.Equal(under, tc.want) || len(res.Changes) != len(under) {
-				t.Errorf("changes %v, want only children added under %v", res.Changes, tc.want)
-			}
-		})
-	}
-}
-
 // addedUnder lists, sorted, the parents of the topics an update added.
 func addedUnder(res UpdateResult) []int {
 	var under []int
@@ -552,42 +514,4 @@ func addedUnder(res UpdateResult) []int {
 	}
 	slices.Sort(under)
 	return under
-}
-
-// TestUpdateBeforeLast checks that BeforeLast places a new topic before its
-// parent's last child, which stays last, and that appending (the default)
-// makes the new topic the last child.
-func TestUpdateBeforeLast(t *testing.T) {
-	s := shares(0.06, map[int]float64{0: 0.2})
-	for _, tc := range []struct {
-		name       string
-		beforeLast bool
-		want       func(newID int) []int // topic 1's children after the update
-	}{
-		{"append", false, func(c int) []int { return []int{4, 5, 6, c} }},
-		{"before last", true, func(c int) []int { return []int{4, 5, c, 6} }},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			tr, _ := New(3, 3)
-			res, err := tr.Update(s, UpdateOptions{Add: 0.05, Prune: 0.01, KeepDepth: true, BeforeLast: tc.beforeLast})
-			if err != nil {
-				t.Fatal(err)
-			}
-			c := -1
-			for _, ch := range res.Changes {
-				if ch.Op == Added && ch.Parent == 1 {
-					c = ch.ID
-				}
-			}
-			if c < 0 {
-				t.Fatalf("no topic added under 1: %v", res.Changes)
-			}
-			if got, want := tr.Children(1), tc.want(c); !slices.Equal(got, want) {
-				t.Errorf("children of 1: %v, want %v", got, want)
-			}
-			if tab := tr.Tables(); !tab.IsLast[tr.Row(tc.want(c)[3])] {
-				t.Errorf("topic %d is not marked last", tc.want(c)[3])
-			}
-		})
-	}
 }

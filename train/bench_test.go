@@ -32,7 +32,7 @@ func BenchmarkBatch(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			tr, err := New(m, g, s, opt)
+			tr, err := New(m, g, s, opt, Env{})
 			if err != nil {
 				b.Fatal(err)
 			}

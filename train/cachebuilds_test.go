@@ -39,7 +39,7 @@ func TestOneCacheBuildPerEpoch(t *testing.T) {
 			opt.Select = "best" // Run then restores a snapshot (checked below)
 			// The similarity fit of a restored state embeds the training
 			// documents once more (a build of its own, after the epochs).
-			opt.FitSimilarity = "none"
+			opt.FitSimilarity = ""
 			tr := newTrainer(t, g, s, cfg, opt)
 			if err := tr.Run(); err != nil {
 				t.Fatal(err)

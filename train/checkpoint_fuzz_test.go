@@ -24,7 +24,7 @@ func fuzzGeneration(f *testing.F) (string, string, *corpus.Graph, *corpus.Split)
 	if err != nil {
 		f.Fatal(err)
 	}
-	tr, err := New(m, g, s, opt)
+	tr, err := New(m, g, s, opt, Env{})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func FuzzResumeGeneration(f *testing.F) {
 			t.Fatal(err)
 		}
 		rehash(t, w)
-		_, err := Resume(work, g, s, Options{})
+		_, err := Resume(work, g, s, Env{})
 		if err == nil {
 			return
 		}

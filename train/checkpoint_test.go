@@ -79,30 +79,31 @@ func TestCheckpointFiles(t *testing.T) {
 	g, s := tinyData(t)
 	cfg := tinyConfig(g)
 	opt := tinyOptions(1, "cache", 2)
-	opt.Checkpoint = filepath.Join(t.TempDir(), "ckpt")
-	tr := newTrainer(t, g, s, cfg, opt)
+	var env Env
+	env.Checkpoint = filepath.Join(t.TempDir(), "ckpt")
+	tr := newTrainer(t, g, s, cfg, opt, env)
 	if err := tr.Run(); err != nil {
 		t.Fatal(err)
 	}
 	// A leftover of a stopped write is removed by the next write.
-	if err := os.Mkdir(filepath.Join(opt.Checkpoint, ".000009.tmp-1"), 0o755); err != nil {
+	if err := os.Mkdir(filepath.Join(env.Checkpoint, ".000009.tmp-1"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	for range 2 {
-		if err := tr.SaveCheckpoint(opt.Checkpoint); err != nil {
+		if err := tr.SaveCheckpoint(env.Checkpoint); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if names, want := dirNames(t, opt.Checkpoint), []string{"000002.epoch-1", "000003.epoch-1"}; !slices.Equal(names, want) {
+	if names, want := dirNames(t, env.Checkpoint), []string{"000002.epoch-1", "000003.epoch-1"}; !slices.Equal(names, want) {
 		t.Errorf("checkpoint directory holds %v, want %v", names, want)
 	}
-	newest := newestGeneration(t, opt.Checkpoint)
+	newest := newestGeneration(t, env.Checkpoint)
 	want := []string{bestFile, bestTreeFile, model.ConfigFile, manifestFile, optimizerFile, trainerFile, model.TreeFile, model.WeightsFile}
 	slices.Sort(want)
 	if names := dirNames(t, newest); !slices.Equal(names, want) {
 		t.Errorf("generation holds %v, want exactly %v", names, want)
 	}
-	if _, err := Resume(opt.Checkpoint, g, s, Options{}); err != nil {
+	if _, err := Resume(env.Checkpoint, g, s, Env{}); err != nil {
 		t.Fatalf("intact checkpoint: %v", err)
 	}
 
@@ -153,7 +154,7 @@ func TestCheckpointFiles(t *testing.T) {
 			if tc.rehash {
 				rehash(t, gen)
 			}
-			_, err := Resume(dir, g, s, Options{})
+			_, err := Resume(dir, g, s, Env{})
 			if err == nil {
 				t.Fatal("Resume accepted a damaged checkpoint")
 			}
@@ -169,7 +170,7 @@ func TestCheckpointFiles(t *testing.T) {
 			// over with a line in the log; damage written as the trainer
 			// would is not, since the previous generation is no remedy.
 			both := filepath.Join(t.TempDir(), "ckpt")
-			copyDir(t, opt.Checkpoint, both)
+			copyDir(t, env.Checkpoint, both)
 			if err := tc.damage(filepath.Join(both, filepath.Base(newest))); err != nil {
 				t.Fatal(err)
 			}
@@ -177,7 +178,7 @@ func TestCheckpointFiles(t *testing.T) {
 				rehash(t, filepath.Join(both, filepath.Base(newest)))
 			}
 			var log bytes.Buffer
-			back, err := Resume(both, g, s, Options{Log: &log})
+			back, err := Resume(both, g, s, Env{Log: &log})
 			if tc.rehash {
 				if err == nil {
 					t.Error("Resume fell back past a generation that matches its manifest")
@@ -216,7 +217,7 @@ func TestResumeWithoutCheckpoint(t *testing.T) {
 			if err := tc.setup(dir); err != nil {
 				t.Fatal(err)
 			}
-			_, err := Resume(dir, g, s, Options{})
+			_, err := Resume(dir, g, s, Env{})
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrNoCheckpoint) {
 				t.Errorf("Resume: %v, want ErrNoCheckpoint saying %q", err, tc.want)
 			}
@@ -235,9 +236,7 @@ func TestOptionsValidate(t *testing.T) {
 		want   string // "" for valid
 	}{
 		{"defaults", func(*Options) {}, ""},
-		{"stop after", func(o *Options) { o.StopAfter = 2 }, ""},
 		{"epochs", func(o *Options) { o.Epochs = 0 }, "epochs 0"},
-		{"negative stop after", func(o *Options) { o.StopAfter = -1 }, "stop after -1"},
 		{"batch", func(o *Options) { o.BatchLinks = 0 }, "batch of 0 links"},
 		{"lr floor above peak", func(o *Options) { o.LRFloor = 1 }, "learning rates"},
 		{"zero lr", func(o *Options) { o.LR = 0 }, "learning rates"},
@@ -264,11 +263,6 @@ func TestOptionsValidate(t *testing.T) {
 		{"background mixture at the end of 1", func(o *Options) { o.BackgroundMixAtEnd = 1 }, "background mixture at the end 1 outside [0, 1)"},
 		{"background mixture at the end without a refit", func(o *Options) { o.BackgroundMixAtEnd, o.DecoderRefit = 0.4, 0 }, ""},
 		{"background mixture at the end of the best state", func(o *Options) { o.BackgroundMixAtEnd, o.Select = 0.4, "best" }, ""},
-		{"background weight fit on training", func(o *Options) { o.FitMixWeight = "train" }, ""},
-		{"background weight fit on validation", func(o *Options) { o.FitMixWeight = "valid" }, ""},
-		{"background weight fit on test", func(o *Options) { o.FitMixWeight = "test" }, "want train or valid"},
-		{"growth until a negative epoch", func(o *Options) { o.GrowUntil = -1 }, "growth until epoch -1"},
-		{"background weight fit without a refit", func(o *Options) { o.FitMixWeight, o.DecoderRefit = "valid", 0 }, "belongs to the decoder refit"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := DefaultOptions()
@@ -292,8 +286,9 @@ func TestOtherCorpusRejected(t *testing.T) {
 	g, s := tinyData(t)
 	cfg := tinyConfig(g)
 	opt := tinyOptions(1, "cache", 2)
-	opt.Checkpoint = filepath.Join(t.TempDir(), "ckpt")
-	if err := newTrainer(t, g, s, cfg, opt).Run(); err != nil {
+	var env Env
+	env.Checkpoint = filepath.Join(t.TempDir(), "ckpt")
+	if err := newTrainer(t, g, s, cfg, opt, env).Run(); err != nil {
 		t.Fatal(err)
 	}
 	sc := synth.Default()
@@ -302,14 +297,14 @@ func TestOtherCorpusRejected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Resume(opt.Checkpoint, other, corpus.PaperSplit(other), Options{})
+	_, err = Resume(env.Checkpoint, other, corpus.PaperSplit(other), Env{})
 	var mismatch *corpus.MismatchError
 	if !errors.As(err, &mismatch) || !strings.Contains(err.Error(), "vocabulary: 150 words, here 200") || !strings.Contains(err.Error(), "documents: 200 documents, here 120") {
 		t.Errorf("resume on another corpus: got %v", err)
 	}
 	// The same documents split otherwise are another corpus too (the
 	// split is part of what the model was trained on).
-	_, err = Resume(opt.Checkpoint, g, corpus.RandomSplit(g, 5), Options{})
+	_, err = Resume(env.Checkpoint, g, corpus.RandomSplit(g, 5), Env{})
 	if !errors.As(err, &mismatch) || !strings.Contains(err.Error(), "split: as many training/validation/test documents (160/16/40), but other ones") {
 		t.Errorf("resume with another split: got %v", err)
 	}
@@ -318,7 +313,7 @@ func TestOtherCorpusRejected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := New(m, other, corpus.PaperSplit(other), opt); err == nil || !strings.Contains(err.Error(), "vocabulary of 150 words and the corpus 200") {
+	if _, err := New(m, other, corpus.PaperSplit(other), opt, env); err == nil || !strings.Contains(err.Error(), "vocabulary of 150 words and the corpus 200") {
 		t.Errorf("new trainer on another vocabulary: got %v", err)
 	}
 
@@ -330,7 +325,7 @@ func TestOtherCorpusRejected(t *testing.T) {
 	}
 	unlabelled := *g
 	unlabelled.Labels, unlabelled.LabelNames = nil, nil
-	_, err = New(m, &unlabelled, s, opt)
+	_, err = New(m, &unlabelled, s, opt, env)
 	if err == nil || !strings.Contains(err.Error(), "supervised model has 3 labels and the corpus 0") {
 		t.Errorf("supervised model on an unlabelled corpus: got %v", err)
 	}
@@ -340,7 +335,7 @@ func TestOtherCorpusRejected(t *testing.T) {
 	if m, err = model.New(twoHops, 1); err != nil {
 		t.Fatal(err)
 	}
-	_, err = New(m, g, s, tinyOptions(1, "full", 2))
+	_, err = New(m, g, s, tinyOptions(1, "full", 2), Env{})
 	if err == nil || !strings.Contains(err.Error(), "2 hops need the cache nesting") {
 		t.Errorf("two hops with full nesting: got %v", err)
 	}
@@ -349,19 +344,15 @@ func TestOtherCorpusRejected(t *testing.T) {
 // TestGrowsAfter: the epochs after which a growing tree is updated.
 func TestGrowsAfter(t *testing.T) {
 	for _, c := range []struct {
-		every, until, epochs int
-		want                 []int
+		every, epochs int
+		want          []int
 	}{
-		{2, 0, 6, []int{2, 4}},
-		{1, 0, 4, []int{1, 2, 3}},
-		{2, 2, 6, []int{2}},
-		{2, 3, 6, []int{2}},
-		{3, 0, 6, []int{3}},
-		{1, 2, 6, []int{1, 2}},
-		{2, 1, 6, nil},
-		{2, 0, 2, nil},
+		{2, 6, []int{2, 4}},
+		{1, 4, []int{1, 2, 3}},
+		{3, 6, []int{3}},
+		{2, 2, nil},
 	} {
-		o := Options{GrowEvery: c.every, GrowUntil: c.until, Epochs: c.epochs}
+		o := Options{GrowEvery: c.every, Epochs: c.epochs}
 		var got []int
 		for e := 1; e <= c.epochs; e++ {
 			if o.growsAfter(e) {
@@ -369,7 +360,7 @@ func TestGrowsAfter(t *testing.T) {
 			}
 		}
 		if !slices.Equal(got, c.want) {
-			t.Errorf("every %d until %d of %d epochs: grows after %v, want %v", c.every, c.until, c.epochs, got, c.want)
+			t.Errorf("every %d of %d epochs: grows after %v, want %v", c.every, c.epochs, got, c.want)
 		}
 	}
 }

@@ -40,33 +40,3 @@ func TestDecoderLRScale(t *testing.T) {
 		t.Errorf("scale 10 moved U by %g, scale 1 by %g: want more than 4×", fast, base)
 	}
 }
-
-// TestMixLRScale: with the background mixture on, its logit ρ moves
-// further in one epoch with MixLRScale = 100 than at the shared rate (by
-// far more than 4×), and a scale of 0 means the shared rate; the decoder's
-// own scale is kept beside it.
-func TestMixLRScale(t *testing.T) {
-	g, s := tinyData(t)
-	moved := func(scale float64) float64 {
-		opt := tinyOptions(1, "cache", 3)
-		opt.MixLRScale = scale
-		cfg := tinyConfig(g)
-		cfg.Tree.BackgroundMix = 0.3
-		tr := newTrainer(t, g, s, cfg, opt)
-		if name := tr.Model.Topics.Mix.Name; name != model.MixParam {
-			t.Fatalf("the mixture's logit is named %q, the trainer scales %q", name, model.MixParam)
-		}
-		r0 := tr.Model.Topics.Mix.Data[0]
-		if err := tr.Run(); err != nil {
-			t.Fatal(err)
-		}
-		return math.Abs(float64(tr.Model.Topics.Mix.Data[0] - r0))
-	}
-	base, zero, fast := moved(1), moved(0), moved(100)
-	if base != zero {
-		t.Errorf("scale 0 moved ρ by %g, scale 1 by %g: want the same", zero, base)
-	}
-	if !(fast > 4*base) {
-		t.Errorf("scale 100 moved ρ by %g, scale 1 by %g: want more than 4×", fast, base)
-	}
-}

@@ -34,15 +34,15 @@ func Example() {
 		return
 	}
 	defer os.RemoveAll(dir)
-	opt.Checkpoint = dir
-	opt.StopAfter = 1
+	// The first session stops after one epoch; the second resumes.
+	env := train.Env{Checkpoint: dir, StopAfter: 1}
 
 	m, err := model.New(cfg, opt.Seed)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	tr, err := train.New(m, g, s, opt)
+	tr, err := train.New(m, g, s, opt, env)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -53,7 +53,7 @@ func Example() {
 	}
 	fmt.Printf("first session: epoch %d of %d\n", tr.State.Epoch, tr.Opt.Epochs)
 
-	tr, err = train.Resume(dir, g, s, train.Options{Checkpoint: dir})
+	tr, err = train.Resume(dir, g, s, train.Env{Checkpoint: dir})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -73,17 +73,17 @@ func faultChild() int {
 		return fail(err)
 	}
 	dir := os.Getenv(childDirEnv)
-	opt.Checkpoint = dir
+	env := Env{Checkpoint: dir}
 	var tr *Trainer
 	if os.Getenv(childFresh) == "1" {
 		m, err := model.New(cfg, opt.Seed)
 		if err != nil {
 			return fail(err)
 		}
-		if tr, err = New(m, g, s, opt); err != nil {
+		if tr, err = New(m, g, s, opt, env); err != nil {
 			return fail(err)
 		}
-	} else if tr, err = Resume(dir, g, s, opt); err != nil {
+	} else if tr, err = Resume(dir, g, s, env); err != nil {
 		return fail(err)
 	}
 	// SIGINT as the command handles it: the trainer finishes its step.
@@ -215,15 +215,14 @@ func setupFaults(t *testing.T) *faultSuite {
 			return
 		}
 		fs := &faultSuite{g: g, s: s, cfg: cfg, opt: opt}
-		whole := opt
-		whole.Checkpoint = filepath.Join(os.TempDir(), fmt.Sprintf("gtformer-fault-%d", os.Getpid()))
+		whole := Env{Checkpoint: filepath.Join(os.TempDir(), fmt.Sprintf("gtformer-fault-%d", os.Getpid()))}
 		defer os.RemoveAll(whole.Checkpoint)
 		m, err := model.New(cfg, opt.Seed)
 		if err != nil {
 			suiteOnce.err = err
 			return
 		}
-		tr, err := New(m, g, s, whole)
+		tr, err := New(m, g, s, opt, whole)
 		if err == nil {
 			err = tr.Run()
 		}
@@ -232,7 +231,7 @@ func setupFaults(t *testing.T) *faultSuite {
 			return
 		}
 		fs.want = outcomeOf(t, tr)
-		first := opt
+		var first Env
 		fs.after, err = os.MkdirTemp("", "gtformer-fault-epoch1-")
 		if err != nil {
 			suiteOnce.err = err
@@ -240,7 +239,7 @@ func setupFaults(t *testing.T) *faultSuite {
 		}
 		first.Checkpoint, first.StopAfter = fs.after, 1
 		if m, err = model.New(cfg, opt.Seed); err == nil {
-			if tr, err = New(m, g, s, first); err == nil {
+			if tr, err = New(m, g, s, opt, first); err == nil {
 				err = tr.Run()
 			}
 		}
@@ -266,9 +265,9 @@ func (fs *faultSuite) caseDir(t *testing.T) string {
 // uninterrupted run's. It returns the generation resumed from.
 func (fs *faultSuite) finish(t *testing.T, dir string) string {
 	t.Helper()
-	opt := fs.opt
-	opt.Checkpoint = dir
-	tr, err := Resume(dir, fs.g, fs.s, opt)
+	var env Env
+	env.Checkpoint = dir
+	tr, err := Resume(dir, fs.g, fs.s, env)
 	if err != nil {
 		t.Fatalf("resume after the fault: %v", err)
 	}
@@ -291,9 +290,9 @@ func (fs *faultSuite) finish(t *testing.T, dir string) string {
 func (fs *faultSuite) writePoints(t *testing.T, stepBefore int64) []string {
 	t.Helper()
 	dir := fs.caseDir(t)
-	opt := fs.opt
-	opt.Checkpoint, opt.StopAfter = dir, 1
-	tr, err := Resume(dir, fs.g, fs.s, opt)
+	var env Env
+	env.Checkpoint, env.StopAfter = dir, 1
+	tr, err := Resume(dir, fs.g, fs.s, env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,7 +368,7 @@ func pointLabel(p string) string {
 func TestFaultKillFirstCheckpoint(t *testing.T) {
 	fs := setupFaults(t)
 	// The epoch-1 generation is what the first checkpoint must hold.
-	ref, err := Resume(fs.after, fs.g, fs.s, fs.opt)
+	ref, err := Resume(fs.after, fs.g, fs.s, Env{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -384,7 +383,7 @@ func TestFaultKillFirstCheckpoint(t *testing.T) {
 			if code != faulttest.Killed {
 				t.Fatalf("the child was not killed at point %d (exit %d):\n%s", i, code, stderr)
 			}
-			tr, err := Resume(dir, fs.g, fs.s, fs.opt)
+			tr, err := Resume(dir, fs.g, fs.s, Env{})
 			switch {
 			case errors.Is(err, ErrNoCheckpoint):
 				if !strings.Contains(err.Error(), "the run stopped while writing its first checkpoint") {
@@ -394,7 +393,7 @@ func TestFaultKillFirstCheckpoint(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				fresh, err := New(m, fs.g, fs.s, fs.opt)
+				fresh, err := New(m, fs.g, fs.s, fs.opt, Env{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -484,9 +483,9 @@ func TestFaultNaNAfterResumeInsideEpoch(t *testing.T) {
 	poisonRun := func(tr *Trainer) { poison(t, tr, "tree.decoder.u", poisonAt, 1) }
 	// Uninterrupted from epoch 1, with the NaN.
 	dir := fs.caseDir(t)
-	opt := fs.opt
-	opt.Checkpoint = dir
-	a, err := Resume(dir, fs.g, fs.s, opt)
+	var env Env
+	env.Checkpoint = dir
+	a, err := Resume(dir, fs.g, fs.s, env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -499,8 +498,8 @@ func TestFaultNaNAfterResumeInsideEpoch(t *testing.T) {
 	}
 	// Interrupted two steps before the NaN, resumed, then the NaN.
 	dir = fs.caseDir(t)
-	opt.Checkpoint = dir
-	b, err := Resume(dir, fs.g, fs.s, opt)
+	env.Checkpoint = dir
+	b, err := Resume(dir, fs.g, fs.s, env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -513,7 +512,7 @@ func TestFaultNaNAfterResumeInsideEpoch(t *testing.T) {
 	if err := b.Run(); !errors.As(err, &stopped) || stopped.InEpoch == 0 {
 		t.Fatalf("Run: %v, want an interrupt inside the epoch", err)
 	}
-	if b, err = Resume(dir, fs.g, fs.s, opt); err != nil {
+	if b, err = Resume(dir, fs.g, fs.s, env); err != nil {
 		t.Fatal(err)
 	}
 	poisonRun(b)
@@ -557,9 +556,9 @@ func TestFaultDiskFullAtEachCheckpointWrite(t *testing.T) {
 			defer os.RemoveAll(dir)
 			filler := filepath.Join(mnt, "filler")
 			defer os.Remove(filler)
-			opt := fs.opt
-			opt.Checkpoint = dir
-			tr, err := Resume(dir, fs.g, fs.s, opt)
+			var env Env
+			env.Checkpoint = dir
+			tr, err := Resume(dir, fs.g, fs.s, env)
 			if err != nil {
 				t.Fatal(err)
 			}

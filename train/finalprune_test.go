@@ -11,28 +11,24 @@ import (
 // distributions: under Options.FinalPruneBelow a leaf that holds no words
 // is removed and a small leaf above the floor stays, though its path share
 // is under s_prune, so that growth's rule (the plain Options.FinalPrune)
-// removes it; with Options.FinalPruneBy "path" the floor meets the path
-// share (≈ 0.042) instead; nothing is added.
+// removes it; nothing is added.
 func TestFinalPruneBelow(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		below     float64
-		by        string
 		keepSmall bool
 	}{
-		{"words below 0.005", 0.005, "", true},
-		{"path share below 0.005", 0.005, "path", true},
-		{"path share below 0.045", 0.045, "path", false},
-		{"path share below s_prune", 0, "", false},
+		{"words below 0.005", 0.005, true},
+		{"path share below s_prune", 0, false},
 	} {
-		t.Run(tc.name, func(t *testing.T) { testFinalPrune(t, tc.below, tc.by, tc.keepSmall) })
+		t.Run(tc.name, func(t *testing.T) { testFinalPrune(t, tc.below, tc.keepSmall) })
 	}
 }
 
-func testFinalPrune(t *testing.T, below float64, by string, keepSmall bool) {
+func testFinalPrune(t *testing.T, below float64, keepSmall bool) {
 	g, s := tinyData(t)
 	opt := tinyOptions(1, "cache", 1)
-	opt.FinalPrune, opt.FinalPruneBelow, opt.FinalPruneBy = true, below, by
+	opt.FinalPrune, opt.FinalPruneBelow = true, below
 	tr := newTrainer(t, g, s, tinyConfig(g), opt)
 	tab := tr.Model.Topics.Tables()
 	var middles []int

@@ -82,10 +82,11 @@ func TestNaNGuard(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			opt := tinyOptions(2, "cache", 5)
-			opt.Checkpoint = t.TempDir()
+			var env Env
+			env.Checkpoint = t.TempDir()
 			var log bytes.Buffer
-			opt.Log = &log
-			tr := newTrainer(t, g, s, cfg, opt)
+			env.Log = &log
+			tr := newTrainer(t, g, s, cfg, opt, env)
 			step := tr.stepsPerEpoch() + 2
 			hits := poison(t, tr, "tree.decoder.u", step, tc.times)
 			err := tr.Run()
@@ -121,7 +122,7 @@ func TestNaNGuard(t *testing.T) {
 					t.Errorf("error %q does not name the step, the part and the roll-backs", err)
 				}
 				// The checkpoint is the one of epoch 1.
-				back, rerr := Resume(opt.Checkpoint, g, s, Options{})
+				back, rerr := Resume(env.Checkpoint, g, s, Env{})
 				if rerr != nil {
 					t.Fatal(rerr)
 				}
@@ -143,7 +144,7 @@ func TestNaNGuard(t *testing.T) {
 					t.Errorf("trained model holds %s", bad)
 				}
 			}
-			checkpointFinite(t, opt.Checkpoint)
+			checkpointFinite(t, env.Checkpoint)
 		})
 	}
 }

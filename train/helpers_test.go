@@ -51,7 +51,7 @@ func tinyConfig(g *corpus.Graph) model.Config {
 func tinyOptions(epochs int, nesting string, seed uint64) Options {
 	opt := DefaultOptions()
 	opt.Epochs = epochs
-	opt.Nesting = nesting
+	opt.Nesting = Nesting(nesting)
 	opt.Seed = seed
 	opt.Warmup = 4
 	opt.ValidEvery, opt.GrowEvery = 1, 1
@@ -64,13 +64,18 @@ func tinyOptions(epochs int, nesting string, seed uint64) Options {
 }
 
 // newTrainer builds a fresh model (seeded like the options) and its trainer.
-func newTrainer(t testing.TB, g *corpus.Graph, s *corpus.Split, cfg model.Config, opt Options) *Trainer {
+// env, when given, is the session's environment (none: Env{}).
+func newTrainer(t testing.TB, g *corpus.Graph, s *corpus.Split, cfg model.Config, opt Options, env ...Env) *Trainer {
 	t.Helper()
 	m, err := model.New(cfg, opt.Seed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := New(m, g, s, opt)
+	var e Env
+	if len(env) > 0 {
+		e = env[0]
+	}
+	tr, err := New(m, g, s, opt, e)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +87,7 @@ func newTrainer(t testing.TB, g *corpus.Graph, s *corpus.Split, cfg model.Config
 func runLogged(t testing.TB, tr *Trainer) string {
 	t.Helper()
 	var log strings.Builder
-	tr.Opt.Log, tr.log = &log, &log
+	tr.Env.Log, tr.log = &log, &log
 	if err := tr.Run(); err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 // Interrupt asks Run to stop as soon as it can without losing work: after
 // the step in progress (or, between epochs, the validation and checkpoint
 // in progress), Run writes a checkpoint of that state (when
-// Opt.Checkpoint is set) and returns an *Interrupted error; Resume then
+// Env.Checkpoint is set) and returns an *Interrupted error; Resume then
 // continues from it to the same numbers as an uninterrupted run. It is safe
 // to call from any goroutine (a signal handler's) and more than once. A
 // trainer stays interrupted: Run called again stops at once.
@@ -23,7 +23,7 @@ type Interrupted struct {
 	Step    int64 // optimiser steps taken
 	InEpoch int   // steps of epoch Epoch+1 done (0: stopped between epochs)
 	Steps   int64 // steps per epoch
-	// Checkpoint is the generation's directory; "" when Options.Checkpoint
+	// Checkpoint is the generation's directory; "" when Env.Checkpoint
 	// is empty (nothing was saved).
 	Checkpoint string
 }
@@ -34,9 +34,9 @@ func (e *Interrupted) Error() string {
 		where = fmt.Sprintf("in epoch %d after %d of its %d steps", e.Epoch+1, e.InEpoch, e.Steps)
 	}
 	if e.Checkpoint == "" {
-		return "training interrupted " + where + "; no checkpoint directory was set, so nothing was saved"
+		return "train: training interrupted " + where + "; no checkpoint directory was set, so nothing was saved"
 	}
-	return fmt.Sprintf("training interrupted %s (step %d); checkpoint %s", where, e.Step, e.Checkpoint)
+	return fmt.Sprintf("train: training interrupted %s (step %d); checkpoint %s", where, e.Step, e.Checkpoint)
 }
 
 // errStopped ends an epoch that Interrupt stopped (epoch to Run).
@@ -85,7 +85,7 @@ func (t *Trainer) stopped() error {
 	if p := t.sess.part; p != nil {
 		e.InEpoch = p.batches
 	}
-	if t.Opt.Checkpoint == "" {
+	if t.Env.Checkpoint == "" {
 		return e
 	}
 	if !t.sess.saved {
@@ -95,15 +95,15 @@ func (t *Trainer) stopped() error {
 			t.Model.SeedDropout(t.Opt.Seed, uint64(t.State.Epoch))
 			st, err := t.Model.DropoutState()
 			if err != nil {
-				return err
+				return fmt.Errorf("train: dropout state: %w", err)
 			}
 			t.sess.part = &partialEpoch{dropout: st, start: t.snapshot()}
 		}
-		if err := t.SaveCheckpoint(t.Opt.Checkpoint); err != nil {
-			return fmt.Errorf("training interrupted, but its checkpoint could not be written (the last complete one stays): %w", err)
+		if err := t.saveGeneration(t.Env.Checkpoint); err != nil {
+			return fmt.Errorf("train: training interrupted, but its checkpoint could not be written (the last complete one stays): %w", err)
 		}
 		t.sess.saved = true
 	}
-	e.Checkpoint = filepath.Join(t.Opt.Checkpoint, t.sess.generation)
+	e.Checkpoint = filepath.Join(t.Env.Checkpoint, t.sess.generation)
 	return e
 }

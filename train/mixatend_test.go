@@ -2,7 +2,6 @@ package train
 
 import (
 	"math"
-	"slices"
 	"strings"
 	"testing"
 
@@ -21,12 +20,12 @@ func TestBackgroundMixAtEnd(t *testing.T) {
 	run := func(x float64, fit string) (*Trainer, string) {
 		opt := tinyOptions(2, "cache", 5)
 		opt.BackgroundMixAtEnd = x
-		opt.FitSimilarity, opt.Select, opt.DecoderRefit = fit, "last", 5
+		opt.FitSimilarity, opt.Select, opt.DecoderRefit = SimilarityFit(fit), "last", 5
 		tr := newTrainer(t, g, s, tinyConfig(g), opt)
 		return tr, runLogged(t, tr)
 	}
-	plain, _ := run(0, "none")
-	mixed, log := run(0.4, "none")
+	plain, _ := run(0, "")
+	mixed, log := run(0.4, "")
 	a, b := paramBits(plain.Model), paramBits(mixed.Model)
 	if _, ok := b[model.MixParam]; !ok || plain.Model.Topics.Mix != nil {
 		t.Fatalf("mixture weight after training: %v without the option, present %v with it", plain.Model.Topics.Mix, ok)
@@ -108,7 +107,7 @@ func TestStartMixErrors(t *testing.T) {
 func TestBackgroundMixAtEndUndone(t *testing.T) {
 	g, s := tinyData(t)
 	opt := tinyOptions(2, "cache", 5)
-	opt.BackgroundMixAtEnd, opt.FitSimilarity, opt.Select, opt.DecoderRefit = 0.4, "none", "last", 0
+	opt.BackgroundMixAtEnd, opt.FitSimilarity, opt.Select, opt.DecoderRefit = 0.4, "", "last", 0
 	tr := newTrainer(t, g, s, tinyConfig(g), opt)
 	runLogged(t, tr)
 	if tr.Model.Topics.Mix != nil || tr.Model.Cfg.Tree.BackgroundMix != 0 {
@@ -133,47 +132,5 @@ func TestBackgroundMixAtEndUndone(t *testing.T) {
 		if strings.Contains(name, model.MixParam) {
 			t.Errorf("the optimiser still holds %s", name)
 		}
-	}
-}
-
-// TestFitMixWeight: Options.FitMixWeight changes the background weight
-// after the decoder refit and nothing the refit made: every other weight
-// (the encoder's, the decoder rows) is that of the run without it, bit for
-// bit; λ moves off the weight the refit held, to different values from the
-// training and the validation documents' words, and the log says so,
-// between the refit and the last similarity fit.
-func TestFitMixWeight(t *testing.T) {
-	g, s := tinyData(t)
-	run := func(on string) (*Trainer, string) {
-		opt := tinyOptions(2, "cache", 5)
-		opt.BackgroundMixAtEnd, opt.FitMixWeight = 0.4, on
-		opt.FitSimilarity, opt.Select, opt.DecoderRefit = "shared", "last", 5
-		tr := newTrainer(t, g, s, tinyConfig(g), opt)
-		return tr, runLogged(t, tr)
-	}
-	held, _ := run("")
-	lambda := map[string]float64{}
-	for _, on := range []string{"train", "valid"} {
-		fitted, log := run(on)
-		a, b := paramBits(held.Model), paramBits(fitted.Model)
-		if _, ok := b[model.MixParam]; !ok {
-			t.Fatalf("%s: no background weight after training", on)
-		}
-		if slices.Equal(a[model.MixParam], b[model.MixParam]) {
-			t.Errorf("%s: the weight fit left ρ where the refit held it", on)
-		}
-		delete(a, model.MixParam)
-		delete(b, model.MixParam)
-		if d := diffBits(a, b); d != "" {
-			t.Errorf("%s: weights other than ρ differ from the run without the weight fit: %s", on, d)
-		}
-		lambda[on] = fitted.Model.Topics.Lambda()
-		refit, fit, last := strings.Index(log, "decoder refit:"), strings.Index(log, "background weight fit on the "+on+" documents"), strings.LastIndex(log, "similarity fit to the words")
-		if strings.Count(log, "background weight fit") != 1 || !(refit >= 0 && refit < fit && fit < last) {
-			t.Errorf("%s: want the refit, then one weight fit, then the last similarity fit:\n%s", on, log)
-		}
-	}
-	if lambda["train"] == lambda["valid"] || math.Abs(lambda["train"]-0.4) < 1e-3 || math.Abs(lambda["valid"]-0.4) < 1e-3 {
-		t.Errorf("λ %v from the training documents, %v from the validation documents: want two fits off the refit's 0.4", lambda["train"], lambda["valid"])
 	}
 }

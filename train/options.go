@@ -8,11 +8,8 @@ package train
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math"
 
-	"github.com/gtformer/gtformer/corpus"
-	"github.com/gtformer/gtformer/internal/phases"
 	"github.com/gtformer/gtformer/model"
 )
 
@@ -28,27 +25,14 @@ type Options struct {
 	Clip        float64 `json:"clip"` // max global gradient norm (0 = off)
 	// DecoderLRScale multiplies the learning rate of the topic decoder's
 	// word rows U (0 means 1). Each row of the (V,n) table sees only the
-	// gradient of its word; at the shared rate the topics' word
-	// distributions are learned mainly by moving the topic points, and
-	// the decoder falls behind θ as the documents move: 1,000 decoder-only
-	// steps on the final embeddings of an ML run raised its NPMI from 5.4
-	// to 10.7% and lowered its validation log-perplexity by 0.04. Default
-	// 10, decided on validation (docs/results.md, issue 15): NPMI +5.2 /
-	// +3.5 / +1.2 points and log-perplexity −0.02 / −0.03 / −0.06 on ML /
-	// PL / COVID (3 seeds each), embeddings level.
+	// gradient of its word, so at the shared rate the decoder falls behind
+	// θ as the documents move (docs/design.md, "Choices beyond the paper").
 	DecoderLRScale float64 `json:"decoder_lr_scale,omitempty"`
-	// MixLRScale multiplies the learning rate of the background mixture's
-	// logit ρ (model.MixParam; 0 means 1). At the shared rate λ stays
-	// within about 0.05 of where --background-mix starts it over a run
-	// (docs/results.md, point 13, round 18).
-	MixLRScale float64 `json:"mix_lr_scale,omitempty"`
-	Seed       uint64  `json:"seed"`
+	Seed           uint64  `json:"seed"`
 
-	// Nesting is "full" (neighbours encoded in the same pass, gradients
-	// flow through them) or "cache" (neighbours' per-layer [CLS] from a
-	// cache refreshed from the current weights at every epoch start; no
-	// gradient through neighbours).
-	Nesting string `json:"nesting"`
+	// Nesting is how a step reads the neighbours (NestingFull,
+	// NestingCache).
+	Nesting Nesting `json:"nesting"`
 
 	// MaskTargets hides every training batch's target links from the
 	// inputs of their ends (Trainer.maskTargets): the neighbour slots and
@@ -56,53 +40,33 @@ type Options struct {
 	// as a held-out link is at test time.
 	MaskTargets bool `json:"mask_targets,omitempty"`
 
-	// TopicInit is how the topic side starts, before the first step:
-	//   - "fit" (the default): "kmeans", then σ's radius and temperature
-	//     calibrated to the documents' distances from their topics
-	//     (topicstart.Calibrate; this overrides the configured ones),
-	//     then TopicWarmup steps fitting the decoder U alone to the
-	//     documents' words with the topics held at their clusters
-	//     (topicstart.Fit);
-	//   - "kmeans": place the topics at a hierarchical k-means clustering
-	//     of the training documents' initial embeddings
-	//     (topicstart.Place);
-	//   - "random": as built, with the configured σ (the paper's setting).
-	TopicInit string `json:"topic_init"`
-	// TopicWarmup is the number of decoder-only steps of TopicInit "fit",
+	// TopicInit is how the topic side starts (TopicInitFit, the default;
+	// TopicInitKMeans; TopicInitRandom, the paper; "": random).
+	TopicInit TopicInit `json:"topic_init"`
+	// TopicWarmup is the number of decoder-only steps of TopicInitFit,
 	// each over TopicWarmupBatch training documents at learning rate
 	// TopicWarmupLR.
 	TopicWarmup      int     `json:"topic_warmup,omitempty"`
 	TopicWarmupBatch int     `json:"topic_warmup_batch,omitempty"`
 	TopicWarmupLR    float64 `json:"topic_warmup_lr,omitempty"`
-	// SimilarityTrack is what "fit" sets the model's Tree.FDTrack to, so
+	// SimilarityTrack is what TopicInitFit sets the model's Tree.FDTrack to, so
 	// that r and t follow the documents' spread as training moves them (0:
 	// fixed at the initial calibration).
 	SimilarityTrack float64 `json:"similarity_track,omitempty"`
-	// TopicRefit, when positive, redoes the topic start (TopicInit "fit"
-	// or "kmeans") after that epoch, on the documents as the model then
+	// TopicRefit, when positive, redoes the topic start (TopicInitFit or
+	// TopicInitKMeans) after that epoch, on the documents as the model then
 	// embeds them: where the initial embeddings say little about the
-	// documents' topics (ML), the graph loss has organised them by then.
-	// Default 1: on ML the tree kept about 10 topics where the start alone
-	// kept 4 (docs/results.md). The topic parameters' optimiser moments
-	// are kept.
+	// documents' topics, the graph loss has organised them by then
+	// (docs/design.md, "Topic start"). The topic parameters' optimiser
+	// moments are kept. 0: never.
 	TopicRefit int `json:"topic_refit,omitempty"`
 	// DecoderRefit, when positive, ends training with that many
-	// decoder-only steps (topicstart.Fit, as the warm-up: TopicWarmupBatch
+	// decoder-only steps (topicfit.Fit, as the warm-up: TopicWarmupBatch
 	// documents at TopicWarmupLR) on the training documents as the final
 	// weights embed them, before the last validation: the words' fit of
 	// the final θ, which the joint steps leave behind as the documents
-	// move. 0: none. Default 50 (with the similarity fit before and
-	// after it), decided on validation (docs/results.md, point 11):
-	// log-perplexity −0.042 / −0.033 / −0.019 on ML / PL / COVID (9 of 9
-	// seeds lower), diversity +0.01-0.02, NPMI −0.5 / +0.7 / +0.1; 200
-	// and 1,000 steps cost more NPMI.
+	// move (docs/design.md, "End of training"). 0: none.
 	DecoderRefit int `json:"decoder_refit,omitempty"`
-	// NormStickAtEnd switches the model to the normalised stick
-	// (model.TreeConfig.NormStick) when training ends, before the
-	// similarity fit and the decoder refit, so that σ and the decoder are
-	// fitted to the normalised θ while the joint steps ran with the
-	// paper's stick. Off by default.
-	NormStickAtEnd bool `json:"norm_stick_at_end,omitempty"`
 	// BackgroundMixAtEnd, when positive, turns the background mixture
 	// (model.TreeConfig.BackgroundMix) on when training ends, at this
 	// fixed weight λ, before the similarity fit and the decoder refit:
@@ -111,36 +75,21 @@ type Options struct {
 	// topics need not carry the general words. Training itself, and with
 	// it the encoder, runs without the mixture (the encoder does not read
 	// the decoder). It belongs to the refit: without one (DecoderRefit 0)
-	// nothing is switched, and when Select "best" keeps an earlier
+	// nothing is switched, and when SelectBest keeps an earlier
 	// epoch's state, that state comes back without the mixture, as it
-	// comes back without the refit. A model that has the mixture from
-	// the start keeps its own.
+	// comes back without the refit. 0: off.
 	BackgroundMixAtEnd float64 `json:"background_mix_at_end,omitempty"`
-	// FitMixWeight ends the decoder refit, when the background mixture
-	// is on, by setting its weight λ to the value that best explains the
-	// words of some documents given their θ and the refitted β
-	// (topicstart.FitMixWeight), before the last similarity fit: "train"
-	// the training documents outside validation, "valid" the validation
-	// documents (embedded, as validation embeds them, through their links
-	// to the former; their words only), "" none. β, and with it every
-	// topic's words, is what the refit made at the weight it held; only
-	// the likelihood changes. The training documents' own words are
-	// explained better than unseen documents' (the decoder was fitted to
-	// them), so "train" sets λ too low for new documents: docs/results.md
-	// point 13, round 27. Off by default.
-	FitMixWeight string `json:"fit_mix_weight,omitempty"`
 	// FitSimilarity ends training by fitting σ's radius r and temperature
-	// t to the training documents' words (topicstart.FitSimilarity), before
+	// t to the training documents' words (topicfit.FitSimilarity), before
 	// the last validation (and with DecoderRefit, once before the refit and
 	// once after it): r and t are set from
 	// the documents' distances for the embeddings' sake and never see the
 	// words; fitted last, they change θ (perplexity, level shares) and
 	// the embeddings only through the tree embedding that θ weights.
-	// With Select "best" the kept state is fitted again after it is
+	// With SelectBest the kept state is fitted again after it is
 	// restored.
-	// "shared" fits one r and t for the path and level σ, as training has
-	// them; "levels" gives the level σ its own; "" (or "none"): no fit.
-	FitSimilarity string `json:"fit_similarity,omitempty"`
+	// SimilarityFitShared or SimilarityFitLevels; "": no fit.
+	FitSimilarity SimilarityFit `json:"fit_similarity,omitempty"`
 	// FinalPrune ends a growing tree's training with one more tree update
 	// that prunes (as growth does) but adds nothing, before the last
 	// validation: the topics added by the last growth had no pruning
@@ -155,26 +104,9 @@ type Options struct {
 	// words drift to rare terms), not the small leaves that growth's
 	// path-share rule judges, which documents still use.
 	FinalPruneBelow float64 `json:"final_prune_below,omitempty"`
-	// FinalPruneBy is what FinalPruneBelow's floor is compared with:
-	// "words" (or "": the share of the training words in the topic's
-	// subtree) or "path" (the share of the words whose document's path
-	// runs through the topic, as growth's --prune-by path).
-	FinalPruneBy string `json:"final_prune_by,omitempty"`
-	// FinalMergeOverlap, when positive, ends a growing tree's training
-	// (after the final prune, before the similarity fit and the decoder
-	// refit) by removing redundant topics: while two topics, neither an
-	// ancestor of the other, share at least this fraction of their top-10
-	// words (|A∩B|/10, by β), the one whose subtree holds the smaller share
-	// of the training words is removed with its subtree (a parent left
-	// without children becomes a leaf). The topics' parameters are not
-	// changed, only the tree. 0: off.
-	FinalMergeOverlap float64 `json:"final_merge_overlap,omitempty"`
-
-	// Select is which state Run leaves the model in: "best" (the
-	// validated state of highest validation score, EpochLog.Score) or
-	// "last" (the final state; validation then only records the curve).
-	// Empty means "best".
-	Select string `json:"select,omitempty"`
+	// Select is which state Run leaves the model in (SelectBest,
+	// SelectLast); "": best.
+	Select Select `json:"select,omitempty"`
 
 	// StepsPerEpoch, when positive, makes every epoch that many steps of
 	// BatchLinks links, taken in order from a stream of successive
@@ -196,65 +128,15 @@ type Options struct {
 	// ValidateStart scores the start (after the topic start, before the
 	// first step) as epoch 0 of the history, for the record.
 	ValidateStart bool `json:"validate_start,omitempty"`
-	GrowEvery     int  `json:"grow_every"` // epochs between tree updates (tree mode "grow")
-	// GrowUntil, when positive, is the last epoch after which the tree
-	// is updated: later epochs train the tree they have, so that the
-	// topics the last update added have the remaining epochs to fit the
-	// words. 0: every GrowEvery epochs up to the last.
-	GrowUntil int `json:"grow_until,omitempty"`
-	// GrowPlace starts each topic that growth adds where its parent's
-	// documents lie farthest from the parent's other children
-	// (topicstart.PlaceAdded), instead of at its parent plus noise.
-	GrowPlace bool `json:"grow_place,omitempty"`
-	// GrowBy is what decides which topics growth gives a child: "share"
-	// (or ""; the paper: every non-leaf topic whose share exceeds s_add)
-	// or "nll": of those, only the ones whose subtree's documents have
-	// their words explained worst (per-token NLL under θ and β, weighted
-	// by the documents' mass in the subtree: ReconstructionScores), at
-	// or above the candidates' mean. Growth then adds where the words
-	// need a topic, not under every topic that is merely large.
-	GrowBy string `json:"grow_by,omitempty"`
-	// GrowBeforeLast places each topic growth adds before its parent's
-	// last child (topictree.UpdateOptions.BeforeLast), so that it does
-	// not start as the stick-breaking's catch-all.
-	GrowBeforeLast bool `json:"grow_before_last,omitempty"`
-	EmbedBatch     int  `json:"embed_batch"` // documents per inference batch
-	MaxNbrs        int  `json:"max_nbrs"`    // neighbours a document aggregates at inference
-
-	// Checkpoint, when set, is a directory where the state is saved after
-	// every epoch (atomically) and from which Resume continues.
-	Checkpoint string `json:"-"`
-
-	// StopAfter ends this session after that many epochs (0: run to
-	// Epochs), leaving the model at its current state; with Checkpoint set,
-	// Resume continues from there ("train N more epochs"). It belongs to
-	// one session, so it is not saved.
-	StopAfter int `json:"-"`
-
-	Log      io.Writer `json:"-"` // change log, validation lines (nil: discard)
-	Progress io.Writer `json:"-"` // progress bar (nil: none)
-	// Phases, when set, receives the wall time of each training phase
-	// (features, topic start, cache refresh, steps, validation, growth).
-	Phases *phases.Record `json:"-"`
-
-	// Corpus is the fingerprint of the corpus as the caller read it, its
-	// settings (tokenizer flags and the like) included. New stores it in
-	// the model (config.json), computing one from the corpus and split
-	// without settings when it is nil; Resume refuses a checkpoint that
-	// recorded another.
-	Corpus *corpus.Fingerprint `json:"-"`
-
-	// Flags records how the caller configured the run, by name (gtformer
-	// train stores the value of every flag that changes the numbers), so
-	// that a resumed run can be checked against it. The trainer only saves
-	// it in the checkpoint and gives it back through Resume.
-	Flags map[string]string `json:"flags,omitempty"`
+	GrowEvery     int  `json:"grow_every"`  // epochs between tree updates (tree mode "grow")
+	EmbedBatch    int  `json:"embed_batch"` // documents per inference batch
+	MaxNbrs       int  `json:"max_nbrs"`    // neighbours a document aggregates at inference
 }
 
 // CheckModel reports options that cannot train a model of configuration c.
 func (o *Options) CheckModel(c *model.Config) error {
-	if o.Nesting != "cache" && c.NestedNeighbors() {
-		return fmt.Errorf("%d hops need the cache nesting (the nested neighbours are read from it), not %q: use --hops 1 with --nesting full", c.Hops, o.Nesting)
+	if o.Nesting != NestingCache && c.NestedNeighbors() {
+		return fmt.Errorf("train: %d hops need the cache nesting (the nested neighbours are read from it), not %q: use --hops 1 with --nesting full", c.Hops, o.Nesting)
 	}
 	return nil
 }
@@ -268,37 +150,43 @@ func (o *Options) CheckModel(c *model.Config) error {
 const DefaultSampleDocs = 4000
 
 // growsAfter reports whether a growing tree is updated after the given
-// epoch (1-based): every GrowEvery epochs, up to GrowUntil when it is
-// set, never after the last (the final prune, FinalPruneBelow, is not a
-// growth step).
+// epoch (1-based): every GrowEvery epochs, never after the last (the final
+// prune, FinalPruneBelow, is not a growth step).
 func (o *Options) growsAfter(epoch int) bool {
-	return epoch%o.GrowEvery == 0 && epoch < o.Epochs && (o.GrowUntil == 0 || epoch <= o.GrowUntil)
+	return epoch%o.GrowEvery == 0 && epoch < o.Epochs
 }
 
 // placesTopics reports whether TopicInit places the topics at the
-// documents ("fit" or "kmeans"), which a refit then redoes.
-func (o *Options) placesTopics() bool { return o.TopicInit == "fit" || o.TopicInit == "kmeans" }
+// documents (TopicInitFit or TopicInitKMeans), which a refit then redoes.
+func (o *Options) placesTopics() bool {
+	return o.TopicInit == TopicInitFit || o.TopicInit == TopicInitKMeans
+}
 
 // DefaultOptions returns the defaults used by `gtformer train`.
 func DefaultOptions() Options {
 	return Options{
-		Epochs: 6, BatchLinks: 32, MaskTargets: true, Select: "last", LR: 1e-3, LRFloor: 1e-5, Warmup: 100,
-		WeightDecay: 0.01, Clip: 1, Seed: 1, Nesting: "cache", TopicInit: "fit", DecoderLRScale: 10,
-		TopicWarmup: 300, TopicWarmupBatch: 256, TopicWarmupLR: 0.03, SimilarityTrack: 0.05, TopicRefit: 1, FitSimilarity: "shared", DecoderRefit: 50,
+		Epochs: 6, BatchLinks: 32, MaskTargets: true, Select: SelectLast, LR: 1e-3, LRFloor: 1e-5, Warmup: 100,
+		WeightDecay: 0.01, Clip: 1, Seed: 1, Nesting: NestingCache, TopicInit: TopicInitFit, DecoderLRScale: 10,
+		TopicWarmup: 300, TopicWarmupBatch: 256, TopicWarmupLR: 0.03, SimilarityTrack: 0.05, TopicRefit: 1, FitSimilarity: SimilarityFitShared, DecoderRefit: 50,
 		ValidEvery: 1, GrowEvery: 2, EmbedBatch: 128, MaxNbrs: 64, SampleDocs: DefaultSampleDocs,
-		// Readable topics at the end (issue 15), decided on validation
-		// alone (docs/results.md, point 13, round 21): the topics that
-		// training left with under 0.5% of the words removed, then the
-		// refit with the corpus's word frequencies explaining 40% of every
-		// document's words. Over 5 paired seeds NPMI +2.4 / +0.6 / +3.1
-		// points and diversity +0.09 / +0.08 / +0.08 on ML / PL / COVID,
-		// log-perplexity +0.005 / −0.012 / +0.001, the embeddings the same.
+		// Readable topics at the end: the topics that training left with
+		// under 0.5% of the words removed, then the refit with the
+		// corpus's word frequencies explaining 40% of every document's
+		// words (docs/design.md, "Choices beyond the paper").
 		FinalPruneBelow: 0.005, BackgroundMixAtEnd: 0.4,
 	}
 }
 
 // Validate reports inconsistent options.
 func (o *Options) Validate() error {
+	if err := o.validate(); err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
+	return nil
+}
+
+// validate is Validate without the package's prefix.
+func (o *Options) validate() error {
 	var errs []error
 	check := func(ok bool, format string, a ...any) {
 		if !ok {
@@ -316,32 +204,24 @@ func (o *Options) Validate() error {
 	check(o.Epochs >= 1, "epochs %d must be positive", o.Epochs)
 	check(o.BackgroundMixAtEnd >= 0 && o.BackgroundMixAtEnd < 1, "background mixture at the end %g outside [0, 1)", o.BackgroundMixAtEnd)
 	check(o.FinalPruneBelow >= 0 && o.FinalPruneBelow < 1, "final prune share %g outside [0, 1)", o.FinalPruneBelow)
-	check(o.FinalMergeOverlap >= 0 && o.FinalMergeOverlap <= 1, "final merge overlap %g outside [0, 1]", o.FinalMergeOverlap)
-	check(o.FinalPruneBy == "" || o.FinalPruneBy == "words" || o.FinalPruneBy == "path", "final prune by %q: want words or path", o.FinalPruneBy)
-	check(o.StopAfter >= 0, "stop after %d epochs: must be non-negative (0 = all)", o.StopAfter)
 	check(o.BatchLinks >= 1, "batch of %d links must be positive", o.BatchLinks)
 	check(o.LR > 0 && o.LRFloor >= 0 && o.LRFloor <= o.LR, "learning rates %g → %g must satisfy 0 ≤ floor ≤ peak, peak > 0", o.LR, o.LRFloor)
 	check(o.Warmup >= 0, "warm-up %d must be non-negative", o.Warmup)
 	check(o.WeightDecay >= 0 && o.Clip >= 0, "weight decay and clip must be non-negative")
 	check(o.DecoderLRScale >= 0 && !math.IsInf(o.DecoderLRScale, 0), "decoder learning-rate scale %g must be non-negative and finite", o.DecoderLRScale)
-	check(o.MixLRScale >= 0 && !math.IsInf(o.MixLRScale, 0), "mixture learning-rate scale %g must be non-negative and finite", o.MixLRScale)
-	check(o.Nesting == "full" || o.Nesting == "cache", "nesting %q: want full or cache", o.Nesting)
-	check(o.GrowBy == "" || o.GrowBy == "share" || o.GrowBy == "nll", "grow by %q: want share or nll", o.GrowBy)
-	check(o.Select == "" || o.Select == "best" || o.Select == "last", "select %q: want best or last", o.Select)
-	check(o.TopicInit == "fit" || o.TopicInit == "kmeans" || o.TopicInit == "random" || o.TopicInit == "", "topic init %q: want fit, kmeans or random", o.TopicInit)
+	check(o.Nesting == NestingFull || o.Nesting == NestingCache, "nesting %q: want full or cache", o.Nesting)
+	check(o.Select == "" || o.Select == SelectBest || o.Select == SelectLast, "select %q: want best or last", o.Select)
+	check(o.TopicInit == "" || o.TopicInit == TopicInitFit || o.TopicInit == TopicInitKMeans || o.TopicInit == TopicInitRandom, "topic init %q: want fit, kmeans or random", o.TopicInit)
 	check(o.TopicWarmup >= 0 && o.TopicWarmupBatch >= 0, "topic warm-up of %d steps × %d documents must be non-negative", o.TopicWarmup, o.TopicWarmupBatch)
 	check(o.TopicWarmupLR >= 0 && !math.IsInf(o.TopicWarmupLR, 0), "topic warm-up learning rate %g must be non-negative and finite", o.TopicWarmupLR)
-	check(o.FitSimilarity == "" || o.FitSimilarity == "none" || o.FitSimilarity == "shared" || o.FitSimilarity == "levels", "similarity fit %q: want none, shared or levels", o.FitSimilarity)
+	check(o.FitSimilarity == "" || o.FitSimilarity == SimilarityFitShared || o.FitSimilarity == SimilarityFitLevels, "similarity fit %q: want none, shared or levels", string(o.FitSimilarity))
 	check(o.DecoderRefit >= 0, "decoder refit of %d steps must be non-negative", o.DecoderRefit)
-	check(o.FitMixWeight == "" || o.FitMixWeight == "train" || o.FitMixWeight == "valid", "background weight fit on %q: want train or valid", o.FitMixWeight)
-	check(o.FitMixWeight == "" || o.DecoderRefit > 0, "fitting the background weight belongs to the decoder refit, which is off")
 	check(o.TopicRefit >= 0, "topic refit epoch %d must be non-negative", o.TopicRefit)
 	check(o.SimilarityTrack >= 0 && o.SimilarityTrack <= 1, "similarity tracking rate %g outside [0,1]", o.SimilarityTrack)
-	check(o.TopicInit != "fit" || o.TopicWarmup == 0 || o.TopicWarmupLR > 0, "topic warm-up of %d steps needs a positive learning rate", o.TopicWarmup)
+	check(o.TopicInit != TopicInitFit || o.TopicWarmup == 0 || o.TopicWarmupLR > 0, "topic warm-up of %d steps needs a positive learning rate", o.TopicWarmup)
 	check(o.StepsPerEpoch >= 0, "steps per epoch %d must be non-negative (0: one pass over the training links)", o.StepsPerEpoch)
 	check(o.SampleDocs >= 0, "sampled documents %d must be non-negative (0: all)", o.SampleDocs)
 	check(o.ValidEvery >= 1 && o.GrowEvery >= 1, "validation and growth intervals must be positive")
-	check(o.GrowUntil >= 0, "growth until epoch %d: want a positive epoch, or 0 for no limit", o.GrowUntil)
 	check(o.EmbedBatch >= 1 && o.MaxNbrs >= 1, "inference batch and neighbour cap must be positive")
 	return errors.Join(errs...)
 }

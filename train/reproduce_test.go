@@ -93,19 +93,15 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 		t.Run(nesting, func(t *testing.T) {
 			opt := tinyOptions(3, nesting, 3)
 
-			whole := opt
-			whole.Checkpoint = filepath.Join(t.TempDir(), "whole")
-			a := newTrainer(t, g, s, cfg, whole)
+			whole := Env{Checkpoint: filepath.Join(t.TempDir(), "whole")}
+			a := newTrainer(t, g, s, cfg, opt, whole)
 			if err := a.Run(); err != nil {
 				t.Fatal(err)
 			}
 
-			parts := opt
-			parts.Checkpoint = filepath.Join(t.TempDir(), "parts")
-			parts.StopAfter = 1
 			var log bytes.Buffer
-			parts.Log = &log
-			b := newTrainer(t, g, s, cfg, parts)
+			parts := Env{Checkpoint: filepath.Join(t.TempDir(), "parts"), StopAfter: 1, Log: &log}
+			b := newTrainer(t, g, s, cfg, opt, parts)
 			if err := b.Run(); err != nil {
 				t.Fatal(err)
 			}

@@ -60,8 +60,9 @@ func TestSaveLoadEmbedsTheSame(t *testing.T) {
 			// Two epochs of three: the model keeps the tree grown or
 			// pruned after each (the best state might predate growth).
 			opt := tinyOptions(3, "cache", 4)
-			opt.StopAfter = 2
-			tr := newTrainer(t, g, s, cfg, opt)
+			var env Env
+			env.StopAfter = 2
+			tr := newTrainer(t, g, s, cfg, opt, env)
 			if err := tr.Run(); err != nil {
 				t.Fatal(err)
 			}

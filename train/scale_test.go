@@ -167,13 +167,14 @@ func TestSampledStepsReproduce(t *testing.T) {
 	}
 	run := func() (*Trainer, *phases.Record) {
 		opt := tinyOptions(2, "cache", 9)
+		var env Env
 		opt.StepsPerEpoch, opt.BatchLinks, opt.SampleDocs = 3, 8, 40
-		opt.Phases = phases.New()
-		tr := newTrainer(t, g, s, cfg, opt)
+		env.Phases = phases.New()
+		tr := newTrainer(t, g, s, cfg, opt, env)
 		if err := tr.Run(); err != nil {
 			t.Fatal(err)
 		}
-		return tr, opt.Phases
+		return tr, env.Phases
 	}
 	a, ph := run()
 	if a.State.Step != 6 {
@@ -185,7 +186,7 @@ func TestSampledStepsReproduce(t *testing.T) {
 	if len(a.History) != 2 || a.History[1].ValidF1 == nil || a.History[1].LevelShare == nil {
 		t.Fatalf("validation history %+v", a.History)
 	}
-	for _, p := range []string{"split and sampler", "tf-idf", "features", "topic start", "cache refresh", "steps", "validation", "growth"} {
+	for _, p := range []string{"split and sampler", "tf-idf", "features", "topic start", "cache refresh", "steps", "validation", "growth", "final prune", "similarity fit", "decoder refit"} {
 		if _, ok := ph.Seconds()[p]; !ok {
 			t.Errorf("phase %q not timed (have %v)", p, ph.Names())
 		}

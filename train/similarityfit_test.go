@@ -13,22 +13,22 @@ func TestFitSimilarityEndsTraining(t *testing.T) {
 	g, s := tinyData(t)
 	run := func(fit string) *Trainer {
 		opt := tinyOptions(2, "cache", 5)
-		opt.FitSimilarity = fit
+		opt.FitSimilarity = SimilarityFit(fit)
 		opt.Select = "last"
 		opt.DecoderRefit = 0 // the fit alone: the refit would move U differently under another σ
 		tr := newTrainer(t, g, s, tinyConfig(g), opt)
 		var log strings.Builder
-		tr.Opt.Log = &log
+		tr.Env.Log = &log
 		tr.log = &log
 		if err := tr.Run(); err != nil {
 			t.Fatal(err)
 		}
-		if has := strings.Contains(log.String(), "similarity fit to the words"); has != (fit != "" && fit != "none") {
+		if has := strings.Contains(log.String(), "similarity fit to the words"); has != (fit != "") {
 			t.Errorf("fit %q: log line present = %v:\n%s", fit, has, log.String())
 		}
 		return tr
 	}
-	none, shared, levels := run("none"), run("shared"), run("levels")
+	none, shared, levels := run(""), run("shared"), run("levels")
 	// With the default decoder refit: fit, refit, fit again.
 	opt := tinyOptions(2, "cache", 5)
 	opt.FitSimilarity, opt.Select, opt.DecoderRefit = "shared", "last", 20
@@ -44,7 +44,7 @@ func TestFitSimilarityEndsTraining(t *testing.T) {
 	r0, t0 := none.Model.Topics.Similarity()
 	r1, t1 := shared.Model.Topics.Similarity()
 	if r0 == r1 && t0 == t1 {
-		t.Errorf("shared fit left r, t = %v, %v where they were:\n%s", r1, t1, shared.Opt.Log)
+		t.Errorf("shared fit left r, t = %v, %v where they were:\n%s", r1, t1, shared.Env.Log)
 	}
 	if shared.Model.Cfg.Tree.FDLevelTemp != 0 {
 		t.Errorf("shared fit gave the level σ its own temperature %v", shared.Model.Cfg.Tree.FDLevelTemp)
@@ -69,7 +69,7 @@ func TestFitSimilarityEndsTraining(t *testing.T) {
 		opt.DecoderRefit = 0
 		tr := newTrainer(t, g, s, tinyConfig(g), opt)
 		var log strings.Builder
-		tr.Opt.Log = &log
+		tr.Env.Log = &log
 		tr.log = &log
 		if err := tr.Run(); err != nil {
 			t.Fatal(err)

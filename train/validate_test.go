@@ -37,7 +37,7 @@ func TestSelectLast(t *testing.T) {
 	cfg.Tree.Mode = "fixed"
 	run := func(sel string) *Trainer {
 		opt := tinyOptions(3, "cache", 6)
-		opt.Select = sel
+		opt.Select = Select(sel)
 		tr := newTrainer(t, g, s, cfg, opt)
 		if err := tr.Run(); err != nil {
 			t.Fatal(err)

@@ -25,10 +25,7 @@ func init() {
 
 // describe replaces fs's usage with synopsis, a description, and the flags.
 func describe(fs *flag.FlagSet, stderr io.Writer, synopsis, text string) {
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: %s %s\n\n%s\n\nflags:\n", fs.Name(), synopsis, strings.TrimSpace(text))
-		fs.PrintDefaults()
-	}
+	fs.Usage = func() { printUsage(stderr, fs, synopsis, text, helpAll(fs)) }
 }
 
 func runDataStats(args []string, stdout, stderr io.Writer) error {

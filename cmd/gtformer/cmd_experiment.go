@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"github.com/gtformer/gtformer/corpus"
 	"github.com/gtformer/gtformer/experiment"
 	"github.com/gtformer/gtformer/lda"
+	"github.com/gtformer/gtformer/preset"
 )
 
 func init() {
@@ -21,25 +23,45 @@ func init() {
 	})
 }
 
-const experimentSynopsis = "--data NAME[,NAME...] [--seeds N] [--supervised] [--ablation NAME[,NAME...]|all] [--out DIR] [--data-root DIR] [--lda-iter N] [--collect] [model and training flags]"
+const experimentSynopsis = "--data NAME[,NAME...] [--seeds N] [--ablation NAME[,NAME...]|all] [--out DIR] [--collect] [flags]"
+
+// experimentGroups are experiment's help: the plan, then the training
+// flags of gtformer train, hidden.
+var experimentGroups = modelGroups([]flagGroup{
+	{title: "plan", flags: []string{"data", "data-root", "seeds", "seed", "ablation", "supervised", "preset", "epochs"}},
+	{title: "outputs", flags: []string{"out", "collect", "quiet"}},
+	{title: "baselines", flags: []string{"lda-iter"}},
+	{title: "data", hidden: true, flags: []string{"knn-links"}},
+})
+
+func init() { flagGroups["gtformer experiment"] = experimentGroups }
 
 func runExperiment(args []string, stdout, stderr io.Writer) error {
-	var d dataFlags
-	var mf modelFlags
-	fs := newFlagSet("experiment", experimentSynopsis, stderr)
-	d.register(fs)
-	fs.Lookup("data").Usage = "comma-separated `NAMES` of corpora: a name is a folder under --data-root, a path (with a / or ending in .jsonl) is used as is, builtin is the built-in synthetic corpus"
-	fs.Lookup("data").DefValue = "builtin"
-	mf.register(fs)
-	fs.Lookup("seed").Usage = "first seed: the runs use seeds seed, seed+1, ..., seed+N-1"
-	seeds := fs.Int("seeds", 5, "seeds per dataset and variant (`N`)")
-	ablation := fs.String("ablation", "", "variants to run beside default, comma-separated, or all: "+strings.Join(experiment.VariantNames()[1:], ", "))
-	out := fs.String("out", "gtformer-experiment", "experiment `DIR`: runs/<dataset>/<variant>/seed<k>/ (the files of gtformer train --out), results.md, results.json, ablation charts")
-	root := fs.String("data-root", "", "folder of the named corpora (default ../shared/data if it exists, else ./data)")
-	collect := fs.Bool("collect", false, "train nothing: rebuild results.md, results.json and the charts from the run folders in --out")
-	ldaIter := fs.Int("lda-iter", lda.DefaultMaxIter, "EM iterations of the LDA fits (as gtformer baseline --method lda)")
-	quiet := fs.Bool("quiet", false, "no training progress bar on stderr, only one line per run")
-	describe(fs, stderr, experimentSynopsis, `
+	var (
+		d                   dataFlags
+		mf                  modelFlags
+		presetName          string
+		seeds, ldaIter      *int
+		ablation, out, root *string
+		collect, quiet      *bool
+	)
+	fs, err := parseWithPreset(args, func(st preset.Settings) (*flag.FlagSet, *string) {
+		d, mf = dataFlags{}, modelFlags{}
+		fs := newFlagSet("experiment", experimentSynopsis, stderr)
+		d.register(fs)
+		fs.Lookup("data").Usage = "comma-separated `NAMES` of corpora: a name is a folder under --data-root, a path (with a / or ending in .jsonl) is used as is, builtin is the built-in synthetic corpus"
+		fs.Lookup("data").DefValue = "builtin"
+		mf.registerFrom(fs, st)
+		presetFlag(fs, &presetName)
+		fs.Lookup("seed").Usage = "first seed: the runs use seeds seed, seed+1, ..., seed+N-1"
+		seeds = fs.Int("seeds", 5, "seeds per dataset and variant (`N`)")
+		ablation = fs.String("ablation", "", "variants to run beside default, comma-separated, or all: "+strings.Join(experiment.VariantNames()[1:], ", "))
+		out = fs.String("out", "gtformer-experiment", "experiment `DIR`: runs/<dataset>/<variant>/seed<k>/ (the files of gtformer train --out), results.md, results.json, ablation charts")
+		root = fs.String("data-root", "", "folder of the named corpora (default: the data folder of a shared folder beside the working folder, else ./data)")
+		collect = fs.Bool("collect", false, "train nothing: rebuild results.md, results.json and the charts from the run folders in --out")
+		ldaIter = fs.Int("lda-iter", lda.DefaultMaxIter, "EM iterations of the LDA fits (as gtformer baseline --method lda)")
+		quiet = fs.Bool("quiet", false, "no training progress bar on stderr, only one line per run")
+		describe(fs, stderr, experimentSynopsis, `
 Trains GTFormer on every dataset × variant × seed, each run into
 DIR/runs/<dataset>/<variant>/seed<k>/ (supervised runs: <variant>-supervised),
 and prints one line per run. A run whose metrics.json exists is skipped, so
@@ -66,7 +88,9 @@ then a topic-quality table (NPMI, diversity, both perplexities, topic count
 and the hierarchy measures, gtformer's variants beside LDA) and the paired
 differences gtformer − LDA by seed, with the number of seeds on which each
 difference's sign holds.`)
-	if err := parseFlags(fs, args); err != nil {
+		return fs, &presetName
+	})
+	if err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -123,7 +147,7 @@ difference's sign holds.`)
 	p := &experiment.Plan{
 		Out: *out, Datasets: datasets, Variants: variants,
 		Config: mf.cfg, Options: mf.opt, Glove: mf.glove, LDAIter: *ldaIter,
-		Command: command, Progress: stdout, Curves: writeCurves,
+		Command: command, Progress: stdout,
 	}
 	for k := range *seeds {
 		p.Seeds = append(p.Seeds, mf.opt.Seed+uint64(k))
@@ -178,8 +202,9 @@ func variantHelp() string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// defaultDataRoot is ../shared/data when it exists (the layout of this
-// project's checkouts), else ./data.
+// defaultDataRoot is the data folder of a folder named shared beside the
+// working folder when there is one (where checkouts keep their corpora),
+// else ./data.
 func defaultDataRoot() string {
 	if st, err := os.Stat(filepath.Join("..", "shared", "data")); err == nil && st.IsDir() {
 		return filepath.Join("..", "shared", "data")

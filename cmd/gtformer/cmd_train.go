@@ -5,21 +5,16 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
-	"strings"
-	"time"
 
 	"github.com/gtformer/gtformer/corpus"
 	"github.com/gtformer/gtformer/evaluate"
-	"github.com/gtformer/gtformer/internal/atomicfile"
 	"github.com/gtformer/gtformer/internal/phases"
 	"github.com/gtformer/gtformer/model"
 	"github.com/gtformer/gtformer/outputs"
-	"github.com/gtformer/gtformer/tensor"
+	"github.com/gtformer/gtformer/pipeline"
+	"github.com/gtformer/gtformer/preset"
 	"github.com/gtformer/gtformer/train"
 )
 
@@ -31,186 +26,73 @@ func init() {
 	})
 }
 
-// modelFlags are the architecture and training flags shared by train and
-// experiment.
-type modelFlags struct {
-	cfg   model.Config
-	opt   train.Options
-	glove bool
+// trainGroups are train's help: the flags -h shows, then the hidden
+// groups of the finer settings.
+var trainGroups = modelGroups([]flagGroup{
+	{title: "data", flags: []string{"data", "split", "knn-links", "min-df", "max-vocab"}},
+	{title: "outputs", flags: []string{"out", "resume", "quiet"}},
+	{title: "budget", flags: []string{"preset", "seed", "epochs", "batch", "lr", "steps-per-epoch"}},
+	{title: "model size", flags: []string{"width", "layers", "heads", "mlp", "max-len", "max-depth", "max-children"}},
+	{title: "evaluation", flags: []string{"supervised", "valid-only", "eval-queries"}},
+	{title: "profiling", hidden: true, flags: []string{"memprofile", "memprofile-phase"}},
+})
+
+func init() { flagGroups["gtformer train"] = trainGroups }
+
+const trainSynopsis = "[--data PATH] [--out DIR] [--preset paper] [--seed N] [--supervised] [flags]"
+
+// trainFlags are gtformer train's flags.
+type trainFlags struct {
+	d         dataFlags
+	mf        modelFlags
+	preset    string
+	out       string
+	resume    bool
+	quiet     bool
+	validOnly bool
+	queries   *int
+	mem       memProfile
 }
 
-func (f *modelFlags) register(fs *flag.FlagSet) {
-	f.cfg = model.Default()
-	f.opt = train.DefaultOptions()
-	c, o := &f.cfg, &f.opt
-	fs.Uint64Var(&o.Seed, "seed", o.Seed, "random seed (same seed and data, same numbers)")
-	fs.BoolVar(&c.Supervised, "supervised", false, "add the supervised head (cross-entropy on training labels)")
-	fs.IntVar(&o.Epochs, "epochs", o.Epochs, "training epochs")
-	fs.IntVar(&o.BatchLinks, "batch", o.BatchLinks, "training links per step (their ends are the batch's documents)")
-	fs.Float64Var(&o.LR, "lr", o.LR, "peak learning rate (AdamW, warm-up then cosine decay)")
-	fs.Float64Var(&o.DecoderLRScale, "decoder-lr-scale", o.DecoderLRScale, "learning-rate multiplier for the topic decoder's word rows U")
-	fs.Float64Var(&o.MixLRScale, "mix-lr-scale", o.MixLRScale, "learning-rate multiplier for the background mixture's logit (--background-mix; 0 or 1: the shared rate)")
-	fs.IntVar(&o.Warmup, "warmup", o.Warmup, "warm-up steps")
-	fs.Float64Var(&o.WeightDecay, "weight-decay", o.WeightDecay, "AdamW weight decay")
-	fs.StringVar(&o.TopicInit, "topic-init", o.TopicInit, "fit (kmeans, then σ's r and t calibrated to the documents' distances and a decoder warm-up; overrides --fd-radius and --fd-temp), kmeans (start the topics at a hierarchical clustering of the documents' initial embeddings) or random (the paper)")
-	fs.IntVar(&o.TopicWarmup, "topic-warmup", o.TopicWarmup, "decoder-only steps of --topic-init fit")
-	fs.BoolVar(&o.FinalPrune, "final-prune", o.FinalPrune, "end a growing tree's training with a tree update that prunes (as growth does) and adds nothing, before the last validation")
-	fs.StringVar(&o.FinalPruneBy, "final-prune-by", o.FinalPruneBy, "what --final-prune-below compares with: words (the subtree's share of the training words) or path (the share of the words whose document's path runs through the topic)")
-	fs.Float64Var(&o.FinalPruneBelow, "final-prune-below", o.FinalPruneBelow, "end a growing tree's training by removing every topic whose subtree holds less than this share of the training words (the topics training left empty), before the similarity fit and the last validation (0: none)")
-	fs.Float64Var(&o.FinalMergeOverlap, "final-merge-overlap", o.FinalMergeOverlap, "end a growing tree's training by removing redundant topics: while two topics, neither an ancestor of the other, share at least this fraction of their top-10 words, the one whose subtree holds fewer of the training words goes, with its subtree; after the final prune, before the similarity fit (0: none)")
-	fs.Float64Var(&o.BackgroundMixAtEnd, "background-mix-at-end", o.BackgroundMixAtEnd, "when training ends, before the similarity fit and the decoder refit, turn the background mixture (--background-mix) on at this fixed weight λ in [0,1), so that the refit fits the topics' words with the corpus's word frequencies explaining λ of every document's words (0: off)")
-	fs.BoolVar(&o.NormStickAtEnd, "norm-stick-at-end", o.NormStickAtEnd, "switch to the normalised stick (--norm-stick) when training ends, before the similarity fit and the decoder refit")
-	fs.StringVar(&o.FitMixWeight, "fit-mix-weight", o.FitMixWeight, "after the decoder refit, set the background mixture's weight λ to the value that best explains the words of the training documents (train) or of the validation documents (valid) given their topics; the topics' words stay those of the refit's weight (empty: off)")
-	fs.IntVar(&o.DecoderRefit, "decoder-refit", o.DecoderRefit, "end training with this many decoder-only steps on the final document embeddings, before the last validation (0: none)")
-	fs.StringVar(&o.FitSimilarity, "fit-similarity", o.FitSimilarity, "end training by fitting σ's r and t to the training documents' words (how sharply θ commits a document to a path), before the last validation: shared (one r and t for paths and levels), levels (the level σ gets its own) or none")
-	fs.IntVar(&o.TopicRefit, "topic-refit", o.TopicRefit, "redo the topic start after this epoch, on the trained document embeddings (0: never)")
-	fs.Float64Var(&o.SimilarityTrack, "similarity-track", o.SimilarityTrack, "with --topic-init fit: rate at which σ's r and t follow the documents' spread after every step (0: fixed at the initial calibration)")
-	fs.BoolVar(&o.MaskTargets, "mask-targets", o.MaskTargets, "hide each training batch's target links from the neighbours and hop features of their ends, as held-out links are at test time")
-	fs.StringVar(&o.Nesting, "nesting", o.Nesting, "neighbour encoding: full (neighbours encoded in the same pass) or cache (historical [CLS], refreshed every epoch)")
-	fs.StringVar(&o.Select, "select", o.Select, "the state kept after training: best (highest validation score, the mean of kNN Micro-F1 and link AUC) or last")
-	fs.IntVar(&o.StepsPerEpoch, "steps-per-epoch", o.StepsPerEpoch, "steps per epoch, each of --batch links drawn from successive shuffles of the training links (0: one pass over the training links); for large graphs")
-	fs.IntVar(&o.SampleDocs, "sample-docs", o.SampleDocs, "at most this many training and this many validation documents (evenly spaced) are read by the topic start, validation and tree growth (0: all)")
-	fs.IntVar(&o.ValidEvery, "valid-every", o.ValidEvery, "epochs between validations")
-	fs.BoolVar(&o.ValidateStart, "validate-start", o.ValidateStart, "also score the start (before the first step) on validation, as epoch 0 of the learning curve")
-	fs.IntVar(&o.GrowEvery, "grow-every", o.GrowEvery, "epochs between tree growth/pruning steps")
-	fs.IntVar(&o.GrowUntil, "grow-until", o.GrowUntil, "no tree growth/pruning step after this epoch, so that the topics the last step added have the remaining epochs to fit (0: no limit)")
-	fs.StringVar(&o.GrowBy, "grow-by", o.GrowBy, "which topics growth gives a child: share (every non-leaf topic above --s-add, the paper) or nll (of those, the ones whose documents' words are explained worst, at or above their mean)")
-	fs.BoolVar(&o.GrowBeforeLast, "grow-before-last", o.GrowBeforeLast, "growth places each new topic before its parent's last child (which takes the rest of the stick) instead of after it")
-	fs.BoolVar(&o.GrowPlace, "grow-place", o.GrowPlace, "growth starts each new topic where its parent's documents lie farthest from the parent's other children (instead of at its parent plus noise)")
-	fs.IntVar(&c.Width, "width", c.Width, "model width n (hyperbolic dimension)")
-	fs.IntVar(&c.Layers, "layers", c.Layers, "transformer layers L (layer 1 plain, 2..L nested)")
-	fs.IntVar(&c.Heads, "heads", c.Heads, "attention heads")
-	fs.IntVar(&c.MLPHidden, "mlp", c.MLPHidden, "feed-forward width")
-	fs.IntVar(&c.MaxLen, "max-len", c.MaxLen, "word tokens kept per document")
-	fs.StringVar(&c.Truncate, "truncate", c.Truncate, "which words a long document keeps: head or tfidf")
-	fs.Var(float32Value{&c.Dropout}, "dropout", "dropout rate, a `float` in [0, 1)")
-	fs.StringVar(&c.Geometry, "geometry", c.Geometry, "hyperbolic or euclidean (ablation)")
-	fs.Float64Var(&c.Curvature, "curvature", c.Curvature, "K: the hyperboloid has curvature −1/K")
-	fs.Var(float32Value{&c.InitScale}, "init-scale", "initial scale s before exp_o, a `float` (0: 1/√width, so documents start at distance ≈ 1 from the origin)")
-	fs.StringVar(&c.Features, "features", c.Features, "[CLS] start: tfidf (projection of the document's tf-idf vector) or none")
-	fs.IntVar(&c.FeatureHops, "feature-hops", c.FeatureHops, "graph-propagated [CLS] features: the document's latent-semantic tf-idf averaged over 0..K hops of its links (0: none)")
-	fs.IntVar(&c.FeatureDim, "feature-dim", c.FeatureDim, "dimensions of the latent semantic basis of --feature-hops (0: the width)")
-	fs.BoolVar(&c.FeatureSkip, "feature-skip", c.FeatureSkip, "add the propagated features to the final embedding too (the encoder learns a correction)")
-	fs.Func("skip-gate", "with --feature-skip: initial gate on the encoder's path in the final embedding (0: documents start where their propagated features put them; default 1)", func(v string) error {
-		var x float64
-		if _, err := fmt.Sscan(v, &x); err != nil {
-			return err
-		}
-		g := float32(x)
-		c.SkipGate = &g
-		return nil
-	})
-	fs.StringVar(&c.Tree.Mode, "tree", c.Tree.Mode, "topic tree: grow (grow and prune), fixed, or flat")
-	fs.IntVar(&c.Tree.InitDepth, "tree-depth", c.Tree.InitDepth, "levels of the initial tree")
-	fs.IntVar(&c.Tree.Branching, "tree-branching", c.Tree.Branching, "children per topic in the initial tree")
-	fs.IntVar(&c.Tree.MaxDepth, "max-depth", c.Tree.MaxDepth, "levels the tree may reach")
-	fs.IntVar(&c.Tree.MaxChildren, "max-children", c.Tree.MaxChildren, "children a topic may reach")
-	fs.Float64Var(&c.Tree.SAdd, "s-add", c.Tree.SAdd, "share above which a non-leaf topic gets a new child")
-	fs.Float64Var(&c.Tree.SPrune, "s-prune", c.Tree.SPrune, "subtree share below which a topic is pruned")
-	fs.Float64Var(&c.Tree.FDRadius, "fd-radius", c.Tree.FDRadius, "r in the document-topic similarity σ = 1/(1+exp((d² − r)/t)) (0: the paper's form, σ ≤ 1/2; HGCN uses 2; --topic-init fit sets it from the data)")
-	fs.Float64Var(&c.Tree.FDTemp, "fd-temp", 1, "t in the document-topic similarity σ = 1/(1+exp((d² − r)/t)) (1: the paper's form; 0 also means 1; --topic-init fit sets it from the data)")
-	fs.Float64Var(&c.Tree.FDContrast, "fd-contrast", c.Tree.FDContrast, "with --topic-init fit: the similarity σ that the calibration of r and t gives a document at the typical distance from its own leaf (1 − σ from the others); higher commits documents more sharply to one path (0: 0.95)")
-	fs.StringVar(&c.Tree.PruneBy, "prune-by", c.Tree.PruneBy, "what growth compares with --s-prune: subtree (the topic's and its descendants' share of the words, the paper) or path (the share of the words whose document's path runs through the topic)")
-	fs.Float64Var(&c.Tree.Tau, "tau", c.Tree.Tau, "depth temperature base τ: topic t's word distribution is softmax(U·log_o z_t / τ^(1/(level+1))), flattest at the root")
-	fs.BoolVar(&c.Tree.NormStick, "norm-stick", c.Tree.NormStick, "give the last child of every topic its own σ and normalise each sibling group's stick, instead of handing the last child the rest (no catch-all child)")
-	fs.BoolVar(&c.Tree.KeepDepth, "keep-depth", c.Tree.KeepDepth, "growth keeps every path at the tree's depth: new topics only under the leaves' parents, and pruning keeps each kept topic's largest child")
-	fs.Var((*backgroundFlag)(&c.Tree), "background", "the decoder's background: the corpus's word frequencies added to the logits of the levels --background-levels weights (default: the root alone, whose topic becomes the general words); --background=false turns it off")
-	fs.Func("background-levels", "with the decoder's background: its weight per level, root first, comma-separated (levels past the list: 0); e.g. 1,0,0 for a background at the root alone (sets --background)", func(v string) error {
-		ws, err := parseFloatList(v, false)
-		if err != nil {
-			return err
-		}
-		c.Tree.Background, c.Tree.BackgroundLevels = true, ws
-		return nil
-	})
-	fs.Float64Var(&c.Tree.BackgroundMix, "background-mix", c.Tree.BackgroundMix, "the background as a separate mixture component of every document's word distribution, p(w|d) = λ·b(w) + (1−λ)·Σ_t θ_dt β_t(w), b the training documents' word frequencies and λ learned, starting at this value, in [0,1) (0: off)")
-	fs.Func("level-target", "the level prior's target share per level, root first, comma-separated, one positive weight per level of the initial tree (normalised); default: uniform", func(v string) (err error) {
-		c.LevelTarget, err = parseFloatList(v, true)
-		return err
-	})
-	fs.BoolVar(&c.Tree.GrowLeaves, "grow-leaves", false, "let leaves grow children (deepens the tree; not in the paper)")
-	fs.BoolVar(&c.NoTree, "no-tree-embedding", false, "ablation: layers 2..L do not see the tree embedding e_i")
-	fs.BoolVar(&c.NoGraph, "no-graph-embedding", false, "ablation: layers 2..L do not see the graph embedding g_i")
-	fs.Float64Var(&c.LambdaTopic, "lambda-topic", c.LambdaTopic, "weight of the topic reconstruction loss")
-	fs.Float64Var(&c.LambdaSup, "lambda-sup", c.LambdaSup, "weight of the supervised loss")
-	fs.BoolVar(&c.TopicHead, "topic-head", c.TopicHead, "θ reads the documents' tangents through a learned map that starts as the identity, so the topics' pull can move it instead of the embeddings")
-	fs.BoolVar(&c.TopicDetach, "topic-detach", c.TopicDetach, "the topic losses train the topics and the decoder but do not move the documents' points (θ read from a copy without gradient)")
-	fs.Float64Var(&c.LambdaDiv, "lambda-div", c.LambdaDiv, "weight of the topics' overlap: mean cosine similarity of the word distributions of parent-child and sibling pairs (0: none)")
-	fs.Float64Var(&c.LambdaBranch, "lambda-branch", c.LambdaBranch, "weight of the branch prior: mean over sibling groups of KL(uniform ‖ children's shares of the subtree mass), which keeps every child of a topic in use (0: none)")
-	fs.Float64Var(&c.LambdaLevel, "lambda-level", c.LambdaLevel, "weight of the level prior KL(target ‖ mean mass per level), the target uniform unless --level-target gives one, which keeps every level of the tree in use (0: none)")
-	fs.IntVar(&c.Neighbors, "neighbors", c.Neighbors, "sampled neighbours per document (k)")
-	fs.IntVar(&c.Hops, "hops", max(c.Hops, 1), "graph hops the graph embedding reaches: 1 (the paper: neighbours enter through their own text) or 2 (neighbours nested over their own neighbours, from the cache; needs --nesting cache)")
-	fs.BoolVar(&f.glove, "glove", true, "initialise word rows from the corpus's word vectors (word_embeddings_glove_300d.txt) when it has them")
-}
-
-// backgroundFlag is --background: a boolean that also drops the level
-// weights when it turns the background off (they need it).
-type backgroundFlag model.TreeConfig
-
-func (b *backgroundFlag) IsBoolFlag() bool { return true }
-
-func (b *backgroundFlag) String() string {
-	if b == nil {
-		return "false"
-	}
-	return strconv.FormatBool(b.Background)
-}
-
-func (b *backgroundFlag) Set(v string) error {
-	on, err := strconv.ParseBool(v)
-	if err != nil {
-		return err
-	}
-	b.Background = on
-	if !on {
-		b.BackgroundLevels = nil
-	}
-	return nil
-}
-
-// builtinProfile shrinks the defaults for the built-in corpus (1,500 short
-// documents over 600 words), so that `gtformer train` with no flags finishes
-// in about a minute on 2 cores; flags given explicitly keep their values.
-func (f *modelFlags) builtinProfile(fs *flag.FlagSet) {
-	set := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
-	apply := func(name string, dst *int, v int) {
-		if !set[name] {
-			*dst = v
-		}
-	}
-	apply("width", &f.cfg.Width, 64)
-	apply("layers", &f.cfg.Layers, 2)
-	apply("heads", &f.cfg.Heads, 2)
-	apply("mlp", &f.cfg.MLPHidden, 128)
-	apply("max-len", &f.cfg.MaxLen, 64)
-	apply("epochs", &f.opt.Epochs, 6)
+// flagSet registers the flags with the values of the settings s.
+func (t *trainFlags) flagSet(stderr io.Writer, s preset.Settings) *flag.FlagSet {
+	fs := newFlagSet("train", trainSynopsis, stderr)
+	t.d.register(fs)
+	t.mf.registerFrom(fs, s)
+	presetFlag(fs, &t.preset)
+	fs.StringVar(&t.out, "out", "gtformer-out", "output `DIR` (new, empty, or one a run wrote): topics, embeddings, metrics.json, the model, plots, checkpoint/")
+	fs.BoolVar(&t.resume, "resume", false, "continue from DIR/checkpoint with the same --data and corpus flags (other flags: as the run had them, or --epochs)")
+	fs.BoolVar(&t.quiet, "quiet", false, "no progress bar, only the result")
+	t.queries = evalQueriesFlag(fs, "--seed")
+	fs.StringVar(&t.mem.path, "memprofile", "", "write a Go heap profile (pprof) to `FILE` when the phase --memprofile-phase ends")
+	fs.StringVar(&t.mem.phase, "memprofile-phase", "features", "the `PHASE` at whose end --memprofile is written (a name from the phases line: load, features, steps, ...)")
+	fs.BoolVar(&t.validOnly, "valid-only", false, "never read the test split: write valid.json (learning curve, validation metrics, topic quality) and topics.txt")
+	describe(fs, stderr, trainSynopsis, `
+Trains GTFormer: a topic tree embedded by a hyperbolic doubly-recurrent
+network, hyperbolic graph attention, and a transformer that sees both in
+every layer. With no --data it trains on the built-in synthetic corpus, at a
+smaller size (width 64, 2 layers, 2 heads, MLP width 128, maximum length 64,
+each unless given). Prints the learned topic tree and the test metrics;
+writes the outputs to --out, and a checkpoint after every epoch to
+--out/checkpoint. Ctrl-C (SIGINT) or SIGTERM finishes the current step,
+writes a checkpoint, prints the command that continues the run, and exits
+130 (143 for SIGTERM).`)
+	return fs
 }
 
 func runTrain(args []string, stdout, stderr io.Writer) error {
-	var d dataFlags
-	var mf modelFlags
-	fs := newFlagSet("train", "[--data PATH] [--out DIR] [--seed N] [--supervised] [flags]", stderr)
-	d.register(fs)
-	mf.register(fs)
-	out := fs.String("out", "gtformer-out", "output `DIR`: topics.json, topics.txt, doc_embeddings.npy, doc_topics.npy, metrics.json, weights, checkpoint/")
-	resume := fs.Bool("resume", false, "continue from DIR/checkpoint: give the same --data and corpus flags; flags that change the numbers may be left out (the run's are used) but not changed, except --epochs")
-	quiet := fs.Bool("quiet", false, "no progress bar, only the result")
-	queries := evalQueriesFlag(fs, "--seed")
-	var mem memProfile
-	fs.StringVar(&mem.path, "memprofile", "", "write a Go heap profile (pprof) to `FILE` when the phase --memprofile-phase ends: what the run holds then (inuse_space) and every allocation since the start by call site (alloc_space)")
-	fs.StringVar(&mem.phase, "memprofile-phase", "features", "the `PHASE` at whose end --memprofile is written (a name from the phases line: load, tf-idf, features, topic start, steps, final embedding, ...)")
-	validOnly := fs.Bool("valid-only", false, "never read the test split: after training, write valid.json (the learning curve, the kept epoch's validation metrics and the topics' quality on the training documents) and topics.txt, and nothing else; for choosing settings")
-	describe(fs, stderr, "[--data PATH] [--out DIR] [--seed N] [--supervised] [flags]", `
-Trains GTFormer: a topic tree embedded by a hyperbolic doubly-recurrent
-network, hyperbolic graph attention, and a transformer that sees both in
-every layer. With no --data it trains on the built-in synthetic corpus.
-Prints the learned topic tree and the test metrics; writes the outputs to
---out, and a checkpoint after every epoch to --out/checkpoint. Ctrl-C
-(SIGINT) or SIGTERM finishes the current step, writes a checkpoint, prints
-the command that continues the run, and exits 130 (143 for SIGTERM).`)
-	if err := parseFlags(fs, args); err != nil {
+	var t *trainFlags
+	fs, err := parseWithPreset(args, func(s preset.Settings) (*flag.FlagSet, *string) {
+		t = &trainFlags{}
+		return t.flagSet(stderr, s), &t.preset
+	})
+	if err != nil {
 		return err
+	}
+	d, mf, out, mem := &t.d, &t.mf, &t.out, &t.mem
+	resume, quiet, validOnly, queries := &t.resume, &t.quiet, &t.validOnly, t.queries
+	if *resume && visited(fs, "preset") {
+		return usagef("--preset with --resume: the run continues with the checkpoint's settings")
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
@@ -222,190 +104,99 @@ the command that continues the run, and exits 130 (143 for SIGTERM).`)
 	if err != nil {
 		return err
 	}
-	if mem.path != "" {
-		// Found before training, not after it.
-		if err := atomicfile.Check(mem.path); err != nil {
-			return usagef("--memprofile: %v", err)
-		}
-		if fi, err := os.Stat(filepath.Dir(mem.path)); err != nil || !fi.IsDir() {
-			return usagef("--memprofile %s: its folder %s does not exist", mem.path, filepath.Dir(mem.path))
-		}
+	if err := mem.check(); err != nil {
+		return err
 	}
-	cfg, opt := mf.cfg, mf.opt
-	if err := opt.Validate(); err != nil {
+	if err := mf.opt.Validate(); err != nil {
 		return usagef("%v", err)
 	}
-	if err := opt.CheckModel(&cfg); err != nil {
+	if err := mf.opt.CheckModel(&mf.cfg); err != nil {
 		return usagef("%v", err)
 	}
-	opt.Flags = recordFlags(fs, numberFlags())
 	ph := phases.New()
-	opt.Phases = ph
 	mem.watch(ph)
+	g, s, fp, err := loadSplit(d, ph)
+	if err != nil {
+		return err
+	}
+	if mf.cfg.Supervised && g.Labels == nil {
+		return usagef("--supervised needs labels, and %s has none", d.source())
+	}
+	if len(g.Vocab) < 2 {
+		// Found before training: one word makes every topic the same and
+		// the topic metrics undefined.
+		return usagef("%s has a vocabulary of %d word (--min-df %d, --max-df %g, --max-vocab %d for JSON Lines): a topic model needs at least 2", d.source(), len(g.Vocab), d.minDF, d.maxDF, d.maxVocab)
+	}
+	if mf.glove && g.WordVectors == nil && !*resume && visited(fs, "glove") {
+		return usagef("--glove: %s has no word vectors", d.source())
+	}
+	env := train.Env{Phases: ph, Log: stderr, Progress: stderr, Corpus: fp}
+	if *quiet {
+		env.Log, env.Progress = io.Discard, nil
+	}
+	sp := pipeline.Spec{
+		Dir: *out, Dataset: datasetName(g.Name, d.path), Source: d.source(), Graph: g, Split: s, Planted: d.planted(),
+		Config: mf.cfg, Options: mf.opt, Glove: mf.glove, Env: env, Queries: nq, ValidOnly: *validOnly, Map: true,
+		CheckResume: func(tr *train.Trainer) error { return checkResumeFlags(fs, tr, env.Log) },
+	}
+	if *resume {
+		sp.Resume = pipeline.ResumeRequired
+	}
+	var signalled func() os.Signal
+	sp.Watch = func(tr *train.Trainer) func() {
+		var stop func()
+		stop, signalled = watchSignals(tr, stderr)
+		return stop
+	}
+	r, err := pipeline.Run(sp)
+	var stopped *train.Interrupted
+	var bad *pipeline.SettingsError
+	switch {
+	case errors.As(err, &stopped):
+		return interrupted(stopped, signalled(), args)
+	case errors.As(err, &bad):
+		return usagef("%v", err)
+	case *resume && r == nil && err != nil:
+		return resumeError(err)
+	case err != nil:
+		return err
+	}
+	if err := mem.finish(ph, env.Log); err != nil {
+		return err
+	}
+	if *validOnly {
+		return printValid(stdout, r, *out)
+	}
+	ph.Print(env.Log)
+	if err := outputs.WriteTopicsText(stdout, r.Topics, outputs.TextOptions{}); err != nil {
+		return err
+	}
+	printMetrics(stdout, r.Eval, r.Trainer.Model)
+	fmt.Fprintf(stdout, "outputs in %s (%.0f s of training)\n", *out, r.Seconds)
+	return nil
+}
+
+// loadSplit reads and splits the corpus the data flags name, timing both,
+// and returns its fingerprint for the trainer.
+func loadSplit(d *dataFlags, ph *phases.Record) (*corpus.Graph, *corpus.Split, *corpus.Fingerprint, error) {
 	stop := ph.Start("load")
 	g, err := d.load()
 	stop()
 	if err != nil {
-		return err
+		return nil, nil, nil, err
 	}
 	stop = ph.Start("split and sampler")
 	s := d.makeSplit(g)
-	opt.Corpus = d.fingerprint(g, s)
+	fp := d.fingerprint(g, s)
 	stop()
-	cfg.Vocab = len(g.Vocab)
-	cfg.NumLabels = g.NumLabels()
-	if cfg.Supervised && g.Labels == nil {
-		return usagef("--supervised needs labels, and %s has none", d.source())
-	}
-	if cfg.Vocab < 2 {
-		// Found before training: one word makes every topic the same and
-		// the topic metrics undefined.
-		return usagef("%s has a vocabulary of %d word (--min-df %d, --max-df %g, --max-vocab %d for JSON Lines): a topic model needs at least 2", d.source(), cfg.Vocab, d.minDF, d.maxDF, d.maxVocab)
-	}
-	log := stderr
-	if *quiet {
-		log = io.Discard
-	} else {
-		opt.Progress = stderr
-	}
-	opt.Log = log
-	opt.Checkpoint = filepath.Join(*out, "checkpoint")
-	var tr *train.Trainer
-	if *resume {
-		tr, err = train.Resume(opt.Checkpoint, g, s, opt)
-		if err != nil {
-			return resumeError(err)
-		}
-		if err := checkResumeFlags(fs, tr, log); err != nil {
-			return err
-		}
-		fmt.Fprintf(log, "resuming %s after step %d (epoch %d of %d done)\n", opt.Checkpoint, tr.State.Step, tr.State.Epoch, tr.Opt.Epochs)
-	} else {
-		m, err := model.New(cfg, opt.Seed)
-		if err != nil {
-			return usagef("%v", err)
-		}
-		gloveSet := false
-		fs.Visit(func(fl *flag.Flag) { gloveSet = gloveSet || fl.Name == "glove" })
-		if mf.glove && g.WordVectors == nil && gloveSet {
-			return usagef("--glove: %s has no word vectors", d.source())
-		}
-		if mf.glove && g.WordVectors != nil {
-			if err := m.InitWordVectors(g.WordVectors, g.WordDim, opt.Seed); err != nil {
-				return err
-			}
-		}
-		tr, err = train.New(m, g, s, opt)
-		if err != nil {
-			return err
-		}
-	}
-	if !*quiet {
-		tr.Model.Progress = stderr
-	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return err
-	}
-	fmt.Fprintf(log, "training on %s: %d documents, %d training links (%d validation documents and their links held out), %s BLAS: %s\n", d.source(), g.NumDocs(), len(tr.H.TrainLinks), len(s.Valid), tensor.BLASName(), tensor.BLASSource())
-	began := time.Now()
-	stopSignals, signalled := watchSignals(tr, stderr)
-	err = tr.Run()
-	stopSignals()
-	var stopped *train.Interrupted
-	if errors.As(err, &stopped) {
-		return interrupted(stopped, signalled(), args)
-	}
-	if err != nil {
-		return err
-	}
-	secs := time.Since(began).Seconds()
-	if *validOnly {
-		if err := writeValidOnly(*out, stdout, tr, g, datasetName(g.Name, d.path), trainSeconds(tr.History, secs)); err != nil {
-			return err
-		}
-		if err := mem.finish(ph, log); err != nil {
-			return err
-		}
-		return removeStale(*out, []string{outputs.ValidFile, outputs.TopicsTextFile}, log)
-	}
-	res := evaluate.Run(tr.Model, g, s, tr.In, evaluate.Options{MaxNbrs: opt.MaxNbrs, EmbedBatch: opt.EmbedBatch, Phases: ph, Planted: d.planted(),
-		Queries: nq, Seed: tr.Opt.Seed})
-	var dps float64
-	if n := len(tr.History); n > 0 {
-		dps = tr.History[n-1].DocsPerSec
-	}
-	met := outputs.Metrics{
-		Dataset: datasetName(g.Name, d.path), Seed: opt.Seed, Supervised: cfg.Supervised,
-		TrainSeconds: trainSeconds(tr.History, secs), Epochs: tr.State.Epoch,
-		BLAS: tensor.BLASName(), DocsPerSec: dps,
-	}
-	met.KeptEpoch, met.Valid = tr.Kept()
-	stop = ph.Start("outputs")
-	err = outputs.Write(*out, tr.Model, opt.Seed, g, tr.In, res, met)
-	stop()
-	if err != nil {
-		return err
-	}
-	stop = ph.Start("plots")
-	written := slices.Clone(outputs.WriteFiles)
-	drew, err := drawCurves(*out, fmt.Sprintf("%s, seed %d", met.Dataset, opt.Seed), tr.History)
-	if err != nil {
-		return err
-	}
-	if drew {
-		written = append(written, "curves.png", "curves.svg")
-	}
-	drew, err = writeMap(*out, fmt.Sprintf("%s test documents (t-SNE of log_o d), seed %d", met.Dataset, opt.Seed), g, s, res.Emb, opt.Seed)
-	stop()
-	if err != nil {
-		return err
-	}
-	if drew {
-		written = append(written, "map.png", "map.svg")
-	}
-	// metrics.json again, now with every phase's time (outputs and plots
-	// included).
-	met.Test, met.Topics = res.Test, res.Topics
-	met.Phases = ph.Seconds()
-	if err := outputs.WriteMetrics(filepath.Join(*out, outputs.MetricsFile), met); err != nil {
-		return err
-	}
-	if err := removeStale(*out, written, log); err != nil {
-		return err
-	}
-	if err := mem.finish(ph, log); err != nil {
-		return err
-	}
-	ph.Print(log)
-	if err := outputs.WriteTopicsText(stdout, outputs.Topics(tr.Model, g, res.Emb.Theta, tr.In.Len), outputs.TextOptions{}); err != nil {
-		return err
-	}
-	printMetrics(stdout, res, tr.Model)
-	fmt.Fprintf(stdout, "outputs in %s (%.0f s of training)\n", *out, secs)
-	return nil
+	return g, s, fp, nil
 }
 
-// removeStale removes from dir an earlier run's files that this run, which
-// wrote written, did not write: they would sit beside its outputs as if
-// they were its own.
-func removeStale(dir string, written []string, log io.Writer) error {
-	removed, err := outputs.RemoveStale(dir, written)
-	if len(removed) > 0 {
-		fmt.Fprintf(log, "removed %s of an earlier run from %s\n", strings.Join(removed, ", "), dir)
-	}
-	return err
-}
-
-// trainSeconds sums the epochs' times (across resumed sessions).
-func trainSeconds(h []train.EpochLog, fallback float64) float64 {
-	var s float64
-	for _, e := range h {
-		s += e.Seconds
-	}
-	if s == 0 {
-		return fallback
-	}
-	return s
+// visited reports whether the flag name was given on the command line.
+func visited(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 func datasetName(name, path string) string {
@@ -451,54 +242,10 @@ func printMetrics(w io.Writer, res *evaluate.Result, m *model.Model) {
 	}
 }
 
-// ValidReport is valid.json: what a --valid-only run measured, without
-// reading the test split.
-type ValidReport struct {
-	Dataset      string           `json:"dataset"`
-	Seed         uint64           `json:"seed"`
-	TrainSeconds float64          `json:"train_seconds"`
-	Epochs       int              `json:"epochs"`
-	KeptEpoch    int              `json:"kept_epoch"`
-	Valid        *evaluate.Test   `json:"valid,omitempty"`
-	Topics       evaluate.Topics  `json:"topics"`
-	History      []train.EpochLog `json:"history"`
-	Config       model.Config     `json:"config"`
-	Options      train.Options    `json:"options"`
-	// Notes name the metrics that are undefined for this corpus and
-	// model, written as null.
-	Notes []string `json:"notes,omitempty"`
-}
-
-// writeValidOnly writes valid.json and topics.txt of a --valid-only run: the
-// topics' quality is measured on the training documents outside validation
-// (the holdout's), and nothing reads the test documents.
-func writeValidOnly(dir string, stdout io.Writer, tr *train.Trainer, g *corpus.Graph, name string, secs float64) error {
-	emb := tr.HoldoutEmbeddings()
-	rep := ValidReport{Dataset: name, Seed: tr.Opt.Seed, TrainSeconds: secs, Epochs: tr.State.Epoch,
-		History: tr.History, Config: tr.Model.Cfg, Options: tr.Opt}
-	rep.KeptEpoch, rep.Valid = tr.Kept()
-	rep.Topics = evaluate.TopicQuality(tr.Model, g, tr.H, emb, tr.In.Len)
-	notes, err := outputs.UndefinedNotes(rep)
-	if err != nil {
-		return fmt.Errorf("%s: %w", outputs.ValidFile, err)
-	}
-	rep.Notes = notes
-	if err := outputs.WriteJSON(filepath.Join(dir, outputs.ValidFile), rep); err != nil {
-		return err
-	}
-	theta := make([]float32, 0, len(tr.H.Train)*emb.Topics)
-	lens := make([]int, 0, len(tr.H.Train))
-	for _, d := range tr.H.Train {
-		theta = append(theta, emb.Theta[int(d)*emb.Topics:int(d+1)*emb.Topics]...)
-		lens = append(lens, tr.In.Len[d])
-	}
-	topics := outputs.Topics(tr.Model, g, theta, lens)
-	if err := atomicfile.WriteFile(filepath.Join(dir, outputs.TopicsTextFile), func(w io.Writer) error {
-		return outputs.WriteTopicsText(w, topics, outputs.TextOptions{})
-	}); err != nil {
-		return err
-	}
-	if err := outputs.WriteTopicsText(stdout, topics, outputs.TextOptions{}); err != nil {
+// printValid prints what a --valid-only run measured: its topics, the kept
+// epoch's validation scores and the topics' quality.
+func printValid(w io.Writer, r *pipeline.Result, dir string) error {
+	if err := outputs.WriteTopicsText(w, r.Topics, outputs.TextOptions{}); err != nil {
 		return err
 	}
 	f := func(p *float64) string {
@@ -507,30 +254,14 @@ func writeValidOnly(dir string, stdout io.Writer, tr *train.Trainer, g *corpus.G
 		}
 		return fmt.Sprintf("%.2f", *p)
 	}
+	rep := r.Valid
 	if v := rep.Valid; v != nil {
-		fmt.Fprintf(stdout, "\nvalidation (kept epoch %d): kNN Micro-F1 %s  Macro-F1 %s  link AUC %s  log-perplexity %s\n",
+		fmt.Fprintf(w, "\nvalidation (kept epoch %d): kNN Micro-F1 %s  Macro-F1 %s  link AUC %s  log-perplexity %s\n",
 			rep.KeptEpoch, f(v.KNNMicroF1), f(v.KNNMacroF1), f(v.LinkAUC), f(v.LogPerplexity))
 	}
 	tq := rep.Topics
-	fmt.Fprintf(stdout, "topics: %d in %d levels  NPMI %.3f (%s)  diversity %.3f  level share %.2f  specialization %.2f%s\n",
-		tq.Count, tq.Depth, tq.NPMI, tq.NPMIRef, tq.Diversity, tq.LevelShare, tq.Specialization, mixNote(tr.Model))
-	fmt.Fprintf(stdout, "outputs in %s (valid.json, topics.txt; the test split was not read)\n", dir)
+	fmt.Fprintf(w, "topics: %d in %d levels  NPMI %.3f (%s)  diversity %.3f  level share %.2f  specialization %.2f%s\n",
+		tq.Count, tq.Depth, tq.NPMI, tq.NPMIRef, tq.Diversity, tq.LevelShare, tq.Specialization, mixNote(r.Trainer.Model))
+	fmt.Fprintf(w, "outputs in %s (valid.json, topics.txt; the test split was not read)\n", dir)
 	return nil
-}
-
-// parseFloatList reads a comma-separated list of finite numbers (spaces
-// around each allowed), all positive when positive is set.
-func parseFloatList(v string, positive bool) ([]float64, error) {
-	var ws []float64
-	for _, f := range strings.Split(v, ",") {
-		w, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-		switch {
-		case err != nil || math.IsNaN(w) || math.IsInf(w, 0):
-			return nil, fmt.Errorf("%q is not a finite number", f)
-		case positive && !(w > 0):
-			return nil, fmt.Errorf("%q is not a positive finite number", f)
-		}
-		ws = append(ws, w)
-	}
-	return ws, nil
 }

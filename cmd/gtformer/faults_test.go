@@ -123,19 +123,20 @@ func TestExitCodes(t *testing.T) {
 	}
 }
 
-// flagLine is a flag in a command's -h output: "  -name type".
-var flagLine = regexp.MustCompile(`^  -([a-z0-9-]+) ([a-z]+)`)
+// flagLine is a flag in a command's help: "  --name type".
+var flagLine = regexp.MustCompile(`^  --([a-z0-9-]+) ([a-z]+)`)
 
 // TestFloatFlagsFinite: every float flag of every command refuses NaN and
 // infinities with exit 2, naming the flag (--lr inf and --weight-decay inf
 // panicked in the optimiser; --max-df nan was accepted). The flags are
-// read from each command's -h, so a flag added later is covered too.
+// read from each command's --help-all, so a flag added later is covered
+// too.
 func TestFloatFlagsFinite(t *testing.T) {
 	found := 0
 	for name := range commands {
-		code, _, help := runCmd(append(strings.Fields(name), "-h")...)
+		code, _, help := runCmd(append(strings.Fields(name), "--help-all")...)
 		if code != 0 {
-			t.Fatalf("%s -h: exit %d", name, code)
+			t.Fatalf("%s --help-all: exit %d", name, code)
 		}
 		for _, line := range strings.Split(help, "\n") {
 			m := flagLine.FindStringSubmatch(line)
@@ -220,6 +221,8 @@ func TestResumeChecksSettings(t *testing.T) {
 		// flag is covered when it is registered there).
 		{"hop features", []string{"--resume", "--feature-hops", "0", "--mask-targets=false"}, []string{"--feature-hops 0 (the checkpoint's run has 3)", "--mask-targets false (the checkpoint's run has true)"}},
 		{"selection", []string{"--resume", "--select", "best"}, []string{"--select best (the checkpoint's run has last)"}},
+		// Flags that set a list or a pointer are compared by value too.
+		{"gate and background levels", []string{"--resume", "--skip-gate", "0.5", "--background-levels", "1,1"}, []string{"--skip-gate 0.5 (the checkpoint's run has it unset)", "--background-levels 1,1 (the checkpoint's run has 1,0,0)"}},
 		{"steps and sample", []string{"--resume", "--steps-per-epoch", "5", "--sample-docs", "100"}, []string{"--steps-per-epoch 5 (the checkpoint's run has 0)", "--sample-docs 100 (the checkpoint's run has 4000)"}},
 		{"tree growth and priors", []string{"--resume", "--prune-by", "subtree", "--lambda-level", "0", "--lambda-div", "0.5"}, []string{"--prune-by subtree (the checkpoint's run has path)", "--lambda-level 0 (the checkpoint's run has 1)", "--lambda-div 0.5 (the checkpoint's run has 0)"}},
 	} {
@@ -481,20 +484,39 @@ func TestTopicsWithoutWeights(t *testing.T) {
 // TestStaleOutputsRemoved: training into a folder an earlier run wrote
 // removes that run's files this run does not write (a document map, which
 // an unlabelled corpus does not get; an evaluation of the earlier model);
-// the rest of the folder is left alone.
+// the rest of the folder is left alone. A folder no run wrote, holding
+// files by the same names, is refused (exit 2) and left as it was.
 func TestStaleOutputsRemoved(t *testing.T) {
 	tmp := t.TempDir()
 	data := filepath.Join(tmp, "unlabelled.jsonl")
 	writeJSONL(t, data, false, false)
+	mine := filepath.Join(tmp, "mine")
 	out := filepath.Join(tmp, "out")
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{"map.png", "map.svg", "eval.json", "my-notes.txt"} {
-		if err := os.WriteFile(filepath.Join(out, name), []byte("earlier"), 0o644); err != nil {
+	for _, dir := range []string{mine, out} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
+	write := func(dir string) {
+		for _, name := range []string{"map.png", "map.svg", "eval.json", "my-notes.txt"} {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte("earlier"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	write(mine)
+	if code, _, errs := runCmd(append([]string{"train", "--data", data, "--out", mine}, tinyTrain...)...); code != 2 || !strings.Contains(errs, "not a gtformer output folder") {
+		t.Errorf("a folder of the user's files: exit %d: %s", code, errs)
+	}
+	for _, name := range []string{"map.png", "map.svg", "eval.json", "my-notes.txt"} {
+		if b, err := os.ReadFile(filepath.Join(mine, name)); err != nil || string(b) != "earlier" {
+			t.Errorf("the user's %s: %q, %v", name, b, err)
+		}
+	}
+	if code, _, errs := runCmd(append([]string{"train", "--data", data, "--out", out}, tinyTrain...)...); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	write(out)
 	if code, _, errs := runCmd(append([]string{"train", "--data", data, "--out", out}, tinyTrain...)...); code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}

@@ -48,11 +48,15 @@ func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(forma
 func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("gtformer "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: gtformer %s %s\n\n", name, synopsis)
-		fs.PrintDefaults()
-	}
+	fs.Bool(helpAllFlag, false, "list every flag, the research options included")
+	fs.Usage = func() { printUsage(stderr, fs, synopsis, "", helpAll(fs)) }
 	return fs
+}
+
+// helpAll reports whether fs's --help-all was given.
+func helpAll(fs *flag.FlagSet) bool {
+	f := fs.Lookup(helpAllFlag)
+	return f != nil && f.Value.String() == "true"
 }
 
 // parseFlags parses args and turns flag errors into usage errors; -h prints
@@ -65,6 +69,10 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 			return err
 		}
 		return usageError{err.Error()}
+	}
+	if helpAll(fs) {
+		fs.Usage()
+		return flag.ErrHelp
 	}
 	var bad error
 	fs.Visit(func(f *flag.Flag) {
@@ -129,6 +137,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		printOverview(stderr)
 		return 2
 	}
+	if args[0] == "help" && len(args) == 2 && args[1] == "--markdown" {
+		if err := writeCLIDoc(stdout); err != nil {
+			fmt.Fprintf(stderr, "gtformer help: %v\n", err)
+			return 1
+		}
+		return 0
+	}
 	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		printOverview(stdout)
 		return 0
@@ -172,15 +187,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.As(err, &ee):
-		fmt.Fprintf(stderr, "gtformer %s: %v\n", c.name, err)
+		fmt.Fprintf(stderr, "gtformer %s: %s\n", c.name, unstutter(c.name, err))
 		return ee.code
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "gtformer %s: %v\n", c.name, err)
+		fmt.Fprintf(stderr, "gtformer %s: %s\n", c.name, unstutter(c.name, err))
 		return 2
 	default:
-		fmt.Fprintf(stderr, "gtformer %s: %v\n", c.name, err)
+		fmt.Fprintf(stderr, "gtformer %s: %s\n", c.name, unstutter(c.name, err))
 		return 1
 	}
+}
+
+// unstutter is err's message without a leading "name: ": the packages
+// prefix their errors with their name, and two share it with a command
+// (train, model), which would print "gtformer train: train: ...".
+func unstutter(name string, err error) string {
+	return strings.TrimPrefix(err.Error(), name+": ")
 }
 
 func groupCommands(prefix string) []string {

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"strings"
@@ -68,4 +70,19 @@ func (p *memProfile) finish(rec *phases.Record, log io.Writer) error {
 		p.write()
 	}
 	return p.err
+}
+
+// check finds a --memprofile that cannot be written before training, not
+// after it.
+func (p *memProfile) check() error {
+	if p.path == "" {
+		return nil
+	}
+	if err := atomicfile.Check(p.path); err != nil {
+		return usagef("--memprofile: %v", err)
+	}
+	if fi, err := os.Stat(filepath.Dir(p.path)); err != nil || !fi.IsDir() {
+		return usagef("--memprofile %s: its folder %s does not exist", p.path, filepath.Dir(p.path))
+	}
+	return nil
 }

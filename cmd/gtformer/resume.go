@@ -5,14 +5,17 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
+	"reflect"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
 
 	"github.com/gtformer/gtformer/corpus"
+	"github.com/gtformer/gtformer/model"
 	"github.com/gtformer/gtformer/train"
 )
 
@@ -25,8 +28,8 @@ var resumeMayChange = map[string]string{
 	"epochs": "extends or shortens the run: the learning-rate schedule is recomputed for the new total from the current step, so the numbers then match no uninterrupted run",
 }
 
-// numberFlags lists the flags modelFlags registers: the ones a checkpoint
-// records (Options.Flags) and --resume checks.
+// numberFlags lists the flags modelFlags registers: the ones --resume
+// checks against the checkpoint.
 func numberFlags() []string {
 	var mf modelFlags
 	fs := flag.NewFlagSet("", flag.ContinueOnError)
@@ -36,25 +39,17 @@ func numberFlags() []string {
 	return names
 }
 
-// recordFlags is the value of every flag in names, as the run uses it.
-func recordFlags(fs *flag.FlagSet, names []string) map[string]string {
-	rec := make(map[string]string, len(names))
-	for _, n := range names {
-		if f := fs.Lookup(n); f != nil {
-			rec[n] = f.Value.String()
-		}
-	}
-	return rec
-}
-
-// checkResumeFlags compares the flags given with --resume to the values the
-// checkpoint records and applies the ones that may change (--epochs). A
-// conflict is a usage error naming every flag, its value here and in the
-// checkpoint.
+// checkResumeFlags checks the flags given with --resume against the run the
+// checkpoint records: each is applied to a copy of the recorded options and
+// start configuration, and one that changes them is a conflict. Conflicts
+// are a usage error naming every flag, its value here and in the
+// checkpoint; --epochs may change and is applied. (--glove changes nothing
+// on resume: the word rows come from the checkpoint.)
 func checkResumeFlags(fs *flag.FlagSet, tr *train.Trainer, log io.Writer) error {
 	names := numberFlags()
 	var conflicts []string
 	var epochs *flag.Flag
+	var errs []error
 	fs.Visit(func(f *flag.Flag) {
 		if !slices.Contains(names, f.Name) {
 			return
@@ -63,14 +58,17 @@ func checkResumeFlags(fs *flag.FlagSet, tr *train.Trainer, log io.Writer) error 
 			epochs = f
 			return
 		}
-		want, ok := tr.Opt.Flags[f.Name]
+		had, differs, err := recordedFlag(tr, f.Name, f.Value.String())
 		switch {
-		case !ok:
-			conflicts = append(conflicts, fmt.Sprintf("--%s (the checkpoint records no value for it)", f.Name))
-		case f.Value.String() != want:
-			conflicts = append(conflicts, fmt.Sprintf("--%s %s (the checkpoint's run has %s)", f.Name, f.Value, want))
+		case err != nil:
+			errs = append(errs, err)
+		case differs:
+			conflicts = append(conflicts, fmt.Sprintf("--%s %s (the checkpoint's run has %s)", f.Name, f.Value, had))
 		}
 	})
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
 	if len(conflicts) > 0 {
 		return usagef("--resume with flags that change the numbers: %s; give them as the run had them or leave them out (only --epochs may change)", strings.Join(conflicts, ", "))
 	}
@@ -83,10 +81,49 @@ func checkResumeFlags(fs *flag.FlagSet, tr *train.Trainer, log io.Writer) error 
 		case n != tr.Opt.Epochs:
 			fmt.Fprintf(log, "--epochs %d instead of the run's %d: %s\n", n, tr.Opt.Epochs, resumeMayChange["epochs"])
 			tr.Opt.Epochs = n
-			tr.Opt.Flags["epochs"] = epochs.Value.String()
 		}
 	}
 	return nil
+}
+
+// recordedFlag applies flag name = value to a copy of the options and start
+// configuration that tr's checkpoint records, and reports the flag's value
+// there (had) and whether value changes them.
+func recordedFlag(tr *train.Trainer, name, value string) (had string, differs bool, err error) {
+	var mf modelFlags
+	rfs := flag.NewFlagSet("", flag.ContinueOnError)
+	mf.register(rfs)
+	// The flags point into mf's fields, which now hold the run's values.
+	mf.cfg, mf.opt = tr.Start, tr.Opt
+	mf.cfg.SkipGate = clonePtr(tr.Start.SkipGate)
+	mf.cfg.Tree.BackgroundLevels = slices.Clone(tr.Start.Tree.BackgroundLevels)
+	f := rfs.Lookup(name)
+	if had = f.Value.String(); had == "" {
+		had = "it unset"
+	}
+	if err := rfs.Set(name, value); err != nil {
+		return "", false, fmt.Errorf("--%s %s: %w", name, value, err)
+	}
+	fillInitScale(&mf.cfg)
+	start := tr.Start
+	fillInitScale(&start)
+	return had, !reflect.DeepEqual(mf.cfg, start) || !reflect.DeepEqual(mf.opt, tr.Opt), nil
+}
+
+// fillInitScale sets an InitScale of 0 to the 1/√width it means (what
+// model.New records).
+func fillInitScale(c *model.Config) {
+	if c.InitScale == 0 {
+		c.InitScale = float32(1 / math.Sqrt(float64(c.Width)))
+	}
+}
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
 }
 
 // resumeError turns Resume's error for the command: a checkpoint trained

@@ -1,4 +1,4 @@
-package topicstart
+package topicfit
 
 import (
 	"math"
@@ -86,7 +86,7 @@ func topicOnlyFit(t *testing.T, steps int, radius, uStd, uRate float64) (nll, ma
 }
 
 // TestTopicOnlyFit is the diagnosis of the tree collapse recorded in
-// docs/results.md, kept as a regression test: with free document points, the
+// docs/journal.md, kept as a regression test: with free document points, the
 // paper's σ (r = 0) and the default decoder, the topic side fits the built-in
 // corpus poorly (per-token NLL ≈ 5.2 after 600 steps; the planted model's own
 // is 4.29); with HGCN's radius r = 4, decoder rows

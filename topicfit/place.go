@@ -1,11 +1,13 @@
-// Package topicstart starts the topic side of a GTFormer model where the
-// documents are, before and during training: the topics are placed at a
-// hierarchical k-means clustering of the documents (Place), σ's radius and
-// temperature are calibrated to the documents' distances (Calibrate) and
-// follow them as training spreads the documents (Track), and the decoder is
-// fitted alone to the documents' words (Fit). These are train-time
-// procedures; the network itself lives in package model.
-package topicstart
+// Package topicfit fits the topic side of a GTFormer model to the
+// documents, at the start of training and at its end. At the start: the
+// topics are placed at a hierarchical k-means clustering of the documents
+// (Place), σ's radius and temperature are calibrated to the documents'
+// distances (Calibrate) and follow them as training spreads the documents
+// (Track), and the decoder is fitted alone to the documents' words (Fit).
+// At the end: the decoder refit (Fit again, on the final embeddings) and
+// σ's radius and temperature fitted to the words (FitSimilarity). These
+// are train-time procedures; the network itself lives in package model.
+package topicfit
 
 import (
 	"fmt"
@@ -39,7 +41,7 @@ import (
 func Place(m *model.Model, tangent []float32, seed uint64) error {
 	n := m.Cfg.Width
 	if len(tangent) == 0 || len(tangent)%n != 0 {
-		return fmt.Errorf("topicstart: place: %d values are not rows of width %d", len(tangent), n)
+		return fmt.Errorf("topicfit: place: %d values are not rows of width %d", len(tangent), n)
 	}
 	N := len(tangent) / n
 	t := m.Topics

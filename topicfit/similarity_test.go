@@ -1,4 +1,4 @@
-package topicstart
+package topicfit
 
 import (
 	"math"

@@ -1,4 +1,4 @@
-package topicstart
+package topicfit
 
 import (
 	"fmt"
@@ -24,7 +24,7 @@ type Options struct {
 	// where they are (after Place: at the documents' clusters).
 	// Fitting the topic points too moves them away from their documents,
 	// which fits the words through U's geometry rather than through
-	// the documents (docs/results.md, "Topic tree collapse").
+	// the documents (docs/design.md, "Topic start").
 	DecoderOnly bool
 }
 
@@ -37,7 +37,7 @@ type Options struct {
 // Why: when the whole model trains from scratch, the topic points and
 // decoder start unrelated to where the documents are, and the graph loss
 // moves the documents faster than the topics can follow; the first path to
-// catch mass keeps it (docs/results.md, "Topic tree collapse"). Fitted first
+// catch mass keeps it (docs/design.md, "Topic start"). Fitted first
 // to the documents' initial embeddings, the topics start where the
 // documents' words say they should be.
 //
@@ -46,10 +46,10 @@ type Options struct {
 func Fit(m *model.Model, tangent []float32, in *model.Inputs, docs []int32, f Options) (float64, error) {
 	n := m.Cfg.Width
 	if len(tangent) != len(docs)*n {
-		return 0, fmt.Errorf("topicstart: fit: %d tangent values for %d documents of width %d", len(tangent), len(docs), n)
+		return 0, fmt.Errorf("topicfit: fit: %d tangent values for %d documents of width %d", len(tangent), len(docs), n)
 	}
 	if f.Steps < 0 || !(f.LR > 0) || math.IsInf(f.LR, 0) || f.DecoderLRScale < 0 || f.Batch < 0 {
-		return 0, fmt.Errorf("topicstart: fit: bad options %+v", f)
+		return 0, fmt.Errorf("topicfit: fit: bad options %+v", f)
 	}
 	if m.Cfg.LambdaTopic == 0 || len(docs) == 0 || f.Steps == 0 {
 		return math.NaN(), nil
@@ -71,7 +71,7 @@ func Fit(m *model.Model, tangent []float32, in *model.Inputs, docs []int32, f Op
 	}
 	for _, p := range ps {
 		if err := opt.Add(p); err != nil {
-			return 0, err
+			return 0, fmt.Errorf("topicfit: fit: %w", err)
 		}
 	}
 	B := f.Batch
@@ -128,7 +128,7 @@ func Fit(m *model.Model, tangent []float32, in *model.Inputs, docs []int32, f Op
 		loss := model.BowNLL(tp, m.Topics.WordProbs(tp, theta, m.Topics.Beta(tp, z)), ptr, word, count)
 		nll = float64(loss.Data[0])
 		if math.IsNaN(nll) || math.IsInf(nll, 0) {
-			return 0, fmt.Errorf("topicstart: fit: step %d: topic loss is %v", s+1, nll)
+			return 0, fmt.Errorf("topicfit: fit: step %d: topic loss is %v", s+1, nll)
 		}
 		tp.Backward(loss)
 		opt.Step(f.LR)

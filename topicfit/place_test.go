@@ -1,4 +1,4 @@
-package topicstart
+package topicfit
 
 import (
 	"math"
@@ -16,7 +16,7 @@ import (
 func TestInitTopicsFromDocs(t *testing.T) {
 	for _, geom := range []string{"hyperbolic", "euclidean"} {
 		cfg := model.Default()
-		cfg.Width, cfg.Heads, cfg.MLPHidden, cfg.Vocab, cfg.Geometry = 8, 2, 16, 10, geom
+		cfg.Width, cfg.Heads, cfg.MLPHidden, cfg.Vocab, cfg.Geometry = 8, 2, 16, 10, model.Geometry(geom)
 		cfg.FeatureHops, cfg.FeatureSkip = 0, false // the topic start alone (hop features need model.FitFeatures)
 		m, err := model.New(cfg, 3)
 		if err != nil {

@@ -1,4 +1,4 @@
-package topicstart
+package topicfit
 
 import (
 	"fmt"
@@ -33,7 +33,8 @@ type SimilarityFit struct {
 // and the numbers that remain can be fitted to the words directly: a
 // search over a few scalars on the training documents, which changes θ
 // (perplexity, the level shares) and, through the tree embedding that θ
-// weights in the encoder, the embeddings only slightly (docs/results.md).
+// weights in the encoder, the embeddings only slightly (docs/design.md,
+// "End of training").
 //
 // Each search is a grid over r' = r + a·t and t' = t·e^b around the
 // current values (r' ≥ 0, as the configuration requires), refined twice
@@ -45,7 +46,7 @@ func FitSimilarity(m *model.Model, tangent []float32, in *model.Inputs, docs []i
 	f.R, f.T = m.Topics.Similarity()
 	f.LevelR, f.LevelT = m.Topics.LevelSimilarity()
 	if len(tangent) != len(docs)*n {
-		return f, fmt.Errorf("topicstart: similarity fit: %d tangent values for %d documents of width %d", len(tangent), len(docs), n)
+		return f, fmt.Errorf("topicfit: similarity fit: %d tangent values for %d documents of width %d", len(tangent), len(docs), n)
 	}
 	if len(docs) == 0 || m.Cfg.LambdaTopic == 0 {
 		f.Before, f.After = math.NaN(), math.NaN()
@@ -72,7 +73,7 @@ func FitSimilarity(m *model.Model, tangent []float32, in *model.Inputs, docs []i
 		}
 		q := tensor.NewTape()
 		q.NoGrad = true
-		theta := topictree.ThetaWith(q, tab, hnn.FermiDiracRT(q, sqT, r, t), hnn.FermiDiracRT(q, sqH, rh, th), m.Topics.StickOptions())
+		theta := topictree.Theta(q, tab, hnn.FermiDiracRT(q, sqT, r, t), hnn.FermiDiracRT(q, sqH, rh, th))
 		return tokens.nll(theta.Data)
 	}
 	// search minimises g over (r, t) from (r0, t0), starting at value v0.

@@ -1,4 +1,4 @@
-package topicstart_test
+package topicfit_test
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 
 	"github.com/gtformer/gtformer/corpus"
 	"github.com/gtformer/gtformer/model"
-	"github.com/gtformer/gtformer/topicstart"
+	"github.com/gtformer/gtformer/topicfit"
 )
 
 // The fitted topic start that train's default ("fit") runs before the first
@@ -33,13 +33,13 @@ func Example() {
 	in := model.NewInputs(g, model.IDF(g, all), cfg.MaxLen, cfg.Truncate)
 	emb := m.Embed(in, all, func(d int32) []int32 { return g.Neighbors(int(d)) }, 4, 64)
 
-	if err := topicstart.Place(m, emb.Tangent, 1); err != nil {
+	if err := topicfit.Place(m, emb.Tangent, 1); err != nil {
 		fmt.Println(err)
 		return
 	}
-	r, t := topicstart.Calibrate(m, emb.Tangent)
+	r, t := topicfit.Calibrate(m, emb.Tangent)
 	fmt.Println("σ calibrated:", r > 0 && t > 0 && m.Cfg.Tree.FDRadius == r && m.Cfg.Tree.FDTemp == t)
-	nll, err := topicstart.Fit(m, emb.Tangent, in, all, topicstart.Options{Steps: 50, LR: 0.03, DecoderOnly: true})
+	nll, err := topicfit.Fit(m, emb.Tangent, in, all, topicfit.Options{Steps: 50, LR: 0.03, DecoderOnly: true})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -1,0 +1,69 @@
+package pipeline
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/gtformer/gtformer/evaluate"
+	"github.com/gtformer/gtformer/internal/atomicfile"
+	"github.com/gtformer/gtformer/model"
+	"github.com/gtformer/gtformer/outputs"
+	"github.com/gtformer/gtformer/train"
+)
+
+// ValidReport is valid.json: what a validation-only run measured, without
+// reading the test split.
+type ValidReport struct {
+	Dataset      string           `json:"dataset"`
+	Seed         uint64           `json:"seed"`
+	TrainSeconds float64          `json:"train_seconds"`
+	Epochs       int              `json:"epochs"`
+	KeptEpoch    int              `json:"kept_epoch"`
+	Valid        *evaluate.Test   `json:"valid,omitempty"`
+	Topics       evaluate.Topics  `json:"topics"`
+	History      []train.EpochLog `json:"history"`
+	Config       model.Config     `json:"config"`
+	Options      train.Options    `json:"options"`
+	// Notes name the metrics that are undefined for this corpus and
+	// model, written as null.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// ValidFiles are the files a validation-only run writes.
+var ValidFiles = []string{outputs.ValidFile, outputs.TopicsTextFile}
+
+// finishValid writes valid.json and topics.txt of a validation-only run:
+// the topics' quality is measured on the training documents outside
+// validation (the holdout's), and nothing reads the test documents. An
+// earlier run's other outputs in the folder are removed.
+func finishValid(sp Spec, r *Result, log io.Writer) error {
+	tr, g := r.Trainer, sp.Graph
+	emb := tr.HoldoutEmbeddings()
+	rep := ValidReport{Dataset: sp.Dataset, Seed: tr.Opt.Seed, TrainSeconds: trainSeconds(tr.History, r.Seconds), Epochs: tr.State.Epoch,
+		History: tr.History, Config: tr.Model.Cfg, Options: tr.Opt}
+	rep.KeptEpoch, rep.Valid = tr.Kept()
+	rep.Topics = evaluate.TopicQuality(tr.Model, g, tr.H, emb, tr.In.Len)
+	notes, err := outputs.UndefinedNotes(rep)
+	if err != nil {
+		return fmt.Errorf("pipeline: %s: %w", outputs.ValidFile, err)
+	}
+	rep.Notes = notes
+	if err := outputs.WriteJSON(filepath.Join(sp.Dir, outputs.ValidFile), rep); err != nil {
+		return err
+	}
+	theta := make([]float32, 0, len(tr.H.Train)*emb.Topics)
+	lens := make([]int, 0, len(tr.H.Train))
+	for _, d := range tr.H.Train {
+		theta = append(theta, emb.Theta[int(d)*emb.Topics:int(d+1)*emb.Topics]...)
+		lens = append(lens, tr.In.Len[d])
+	}
+	topics := outputs.Topics(tr.Model, g, theta, lens)
+	if err := atomicfile.WriteFile(filepath.Join(sp.Dir, outputs.TopicsTextFile), func(w io.Writer) error {
+		return outputs.WriteTopicsText(w, topics, outputs.TextOptions{})
+	}); err != nil {
+		return fmt.Errorf("pipeline: %s: %w", outputs.TopicsTextFile, err)
+	}
+	r.Valid, r.Topics = &rep, topics
+	return removeStale(sp.Dir, ValidFiles, log)
+}

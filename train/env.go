@@ -1,0 +1,44 @@
+package train
+
+import (
+	"io"
+
+	"github.com/gtformer/gtformer/corpus"
+	"github.com/gtformer/gtformer/internal/phases"
+)
+
+// Env is where one training session runs: what it reports to, where it
+// checkpoints, when it stops. None of it changes the numbers, so none of it
+// is saved: a resumed session brings its own.
+type Env struct {
+	Log      io.Writer // change log, validation lines (nil: discard)
+	Progress io.Writer // progress bar (nil: none)
+	// Phases receives the wall time of each training phase (features,
+	// topic start, cache refresh, steps, validation, growth, the
+	// end-of-training fits); nil: not timed.
+	Phases *phases.Record
+
+	// Checkpoint is a directory where the state is saved after every
+	// epoch (atomically) and from which Resume continues; "": none.
+	Checkpoint string
+
+	// StopAfter ends this session after that many epochs, leaving the
+	// model at its current state; with Checkpoint set, Resume continues
+	// from there ("train N more epochs"). 0: run to Options.Epochs.
+	StopAfter int
+
+	// Corpus is the fingerprint of the corpus as the caller read it, its
+	// settings (tokenizer flags and the like) included. New stores it in
+	// the model (config.json); nil: New computes one from the corpus and
+	// split without settings. Resume refuses a checkpoint that recorded
+	// another.
+	Corpus *corpus.Fingerprint
+}
+
+// log is Log, or io.Discard when it is nil.
+func (e *Env) log() io.Writer {
+	if e.Log == nil {
+		return io.Discard
+	}
+	return e.Log
+}
