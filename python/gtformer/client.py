@@ -4,6 +4,7 @@ every request carries Authorization: Bearer TOKEN."""
 
 import json
 import urllib.error
+import urllib.parse
 import urllib.request
 
 from .errors import ServerError
@@ -57,6 +58,14 @@ class Client:
     def tree(self):
         """GET /v1/tree: every topic, breadth-first."""
         return self._request("GET", "/v1/tree")
+
+    def topic(self, id):
+        """GET /v1/topics/{id}: a topic's words, subtopics and documents."""
+        return self._request("GET", f"/v1/topics/{int(id)}")
+
+    def document(self, id):
+        """GET /v1/documents/{id}: a known document's label, text, topics and path."""
+        return self._request("GET", "/v1/documents/" + urllib.parse.quote(str(id), safe=""))
 
     def embed(self, docs):
         """POST /v1/embed. docs: a list of strings (texts; ids "0", "1", …
