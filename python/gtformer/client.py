@@ -68,7 +68,7 @@ class Client:
         return self._request("GET", "/v1/documents/" + urllib.parse.quote(str(id), safe=""))
 
     def embed(self, docs):
-        """POST /v1/embed. docs: a list of strings (texts; ids "0", "1", …
+        """POST /v1/embed. docs: a list of strings (texts; ids "text-0", "text-1", …
         by position) or of dicts {"id", "text", "links"} as `gtformer embed
         --new` reads them. Returns {"docs": [{"id", "embedding", "topics",
         "path", "words", "unknown_words"}], "warnings": [...]}."""
@@ -77,7 +77,7 @@ class Client:
         out = []
         for i, d in enumerate(docs):
             if isinstance(d, str):
-                out.append({"id": str(i), "text": d})
+                out.append({"id": f"text-{i}", "text": d})
             elif isinstance(d, dict):
                 out.append(d)
             else:
