@@ -1,11 +1,14 @@
 """The client against a real `gtformer serve` of the fixture model, and its
 headers against a small recording server."""
 
+import contextlib
 import http.server
+import io
 import json
 import os
 import socket
 import subprocess
+import tempfile
 import threading
 import time
 import unittest
@@ -141,6 +144,30 @@ class ServeTest(unittest.TestCase):
                 self.assertEqual(cm.exception.status, status)
                 self.assertIn(msg, cm.exception.message)
                 self.assertNotIn("{", cm.exception.message[:1], "the server's message, not its JSON")
+
+    def test_readme_example(self):
+        # The README's example, run as written against this server, in a
+        # folder where "out" and "corpus" are the fixture's.
+        readme = os.path.join(fixture.REPO, "python", "README.md")
+        with open(readme) as f:
+            text = f.read()
+        code = text.split("```python\n", 1)[1].split("```", 1)[0]
+        self.assertLessEqual(len(code.strip().splitlines()), 10)
+        code = code.replace("http://127.0.0.1:8080", self.url)
+        with tempfile.TemporaryDirectory() as tmp:
+            os.symlink(self.fx.model, os.path.join(tmp, "out"))
+            os.symlink(self.fx.corpus, os.path.join(tmp, "corpus"))
+            cwd = os.getcwd()
+            os.chdir(tmp)
+            try:
+                scope = {}
+                with contextlib.redirect_stdout(io.StringIO()) as out:
+                    exec(compile(code, readme, "exec"), scope)
+            finally:
+                os.chdir(cwd)
+        self.assertIn("Node(id=", out.getvalue())
+        self.assertEqual(scope["theta"].shape[0], scope["x"].shape[0])
+        self.assertEqual(len(scope["client"].neighbors(embedding=scope["new"]["embedding"], k=5)), 5)
 
     def test_arguments(self):
         with self.assertRaises(ValueError):
