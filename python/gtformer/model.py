@@ -287,13 +287,31 @@ class Model:
             if p != -1:
                 mass[:, col[p]] += mass[:, r]
         root = next(t for t in self._rows if t["parent"] == -1)
+        # Step all documents down together: at each depth, the documents at
+        # a topic with children move to the child of largest subtree mass
+        # (argmax takes the first on ties).
+        at = np.full(theta.shape[0], col[root["id"]])
+        steps = [at.copy()]
+        for _ in range(self.levels() - 1):
+            nxt = at.copy()
+            for r in np.unique(at):
+                children = [col[c] for c in self._rows[r]["children"]]
+                if children:
+                    docs = np.flatnonzero(at == r)
+                    nxt[docs] = np.array(children)[np.argmax(mass[np.ix_(docs, children)], axis=1)]
+            if (nxt == at).all():
+                break
+            at = nxt
+            steps.append(at.copy())
+        ids = np.array(self.topic_ids)
+        rows = np.stack(steps, axis=1)
         out = []
         for i in range(theta.shape[0]):
-            node, path = root, [root["id"]]
-            while node["children"]:
-                best = max(node["children"], key=lambda c: (mass[i, col[c]], -node["children"].index(c)))
-                node = self._rows[col[best]]
-                path.append(best)
+            path = [int(ids[rows[i, 0]])]
+            for k in range(1, rows.shape[1]):
+                if rows[i, k] == rows[i, k - 1]:
+                    break  # reached a leaf above the deepest level
+                path.append(int(ids[rows[i, k]]))
             out.append(path)
         return out
 

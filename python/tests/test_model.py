@@ -73,6 +73,18 @@ class ArraysTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             self.gt.embeddings(space="poincare")
 
+    def test_tangent_of_euclidean_model(self):
+        # A euclidean model's points are [0 | p]: the tangent vectors are p.
+        with tempfile.TemporaryDirectory() as tmp:
+            path = fixture.copy_model(tmp)
+            cfg = read_json(os.path.join(path, "config.json"))
+            cfg["model"]["geometry"] = "euclidean"
+            with open(os.path.join(path, "config.json"), "w") as f:
+                json.dump(cfg, f)
+            gt = gtformer.load(path)
+            self.assertIsNone(gt.curvature)
+            np.testing.assert_array_equal(gt.embeddings(space="tangent"), gt.embeddings()[:, 1:])
+
     def test_shares_match_topics_json(self):
         # topics.json's share is Σ_i |d_i| θ_it / Σ_i |d_i| over the documents.
         lengths = np.array([len(line.split()) for line in contents(FX.corpus)], dtype=np.float64)
