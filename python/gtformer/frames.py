@@ -4,7 +4,7 @@ reader itself needs only numpy."""
 
 try:  # pandas is optional; without it tables are lists of dicts
     import pandas as _pd
-except ImportError:  # pragma: no cover - exercised by hiding pandas in the tests
+except ImportError:
     _pd = None
 
 
