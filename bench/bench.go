@@ -16,8 +16,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/gtformer/gtformer/model"
 	"github.com/gtformer/gtformer/nn"
+	"github.com/gtformer/gtformer/preset"
 	"github.com/gtformer/gtformer/tensor"
 )
 
@@ -84,7 +84,7 @@ func (l *Layer) Step() {
 }
 
 // Result is one measurement. Step and Ratio are the single layer's; the
-// Model fields are the whole model's (Options.Model, model.Default()).
+// Model fields are the whole model's (Options.Model, preset.DefaultSettings()).
 type Result struct {
 	BLAS        string  `json:"blas"`        // the path in use (tensor.BLASName)
 	BLASSource  string  `json:"blas_source"` // where it came from (tensor.BLASSource)
@@ -98,7 +98,7 @@ type Result struct {
 	// all alike).
 	Paths []PathResult `json:"paths"`
 
-	// The whole model's figures (Options.Model, model.Default()), on the
+	// The whole model's figures (Options.Model, preset.DefaultSettings()), on the
 	// path in use; ModelStepRatio is ModelStepGFLOPS / SgemmGFLOPS.
 	ModelStepDocsPerSec float64 `json:"model_step_docs_per_s"`
 	ModelStepGFLOPS     float64 `json:"model_step_gflops"`
@@ -274,7 +274,7 @@ func Run(o Options) (Result, error) {
 	if err := tensor.UseBLAS(active); err != nil {
 		return r, err
 	}
-	m, err := modelRun(model.Default(), *o.Model, o.MinRuns, o.MinTime, now)
+	m, err := modelRun(preset.DefaultSettings().Config, *o.Model, o.MinRuns, o.MinTime, now)
 	if err != nil {
 		return r, fmt.Errorf("bench: model benchmark: %w", err)
 	}

@@ -10,7 +10,7 @@ type PaperRow struct {
 	Values     map[string]Stat `json:"values"`
 }
 
-// paperN is the number of runs behind each published figure (DESIGN.md:
+// paperN is the number of runs behind each published figure (docs/design.md, "Evaluation protocol":
 // "Five seeds, mean ± standard deviation, as in the paper").
 const paperN = 5
 

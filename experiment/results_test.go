@@ -175,7 +175,7 @@ func TestCollectEmptyAndDamaged(t *testing.T) {
 }
 
 func TestPaperFigures(t *testing.T) {
-	// The means DESIGN.md quotes, and the supervised figures of the paper's
+	// The means docs/design.md quotes ("Evaluation protocol"), and the supervised figures of the paper's
 	// table (Micro/Macro-F1).
 	for _, c := range []struct {
 		ds               string

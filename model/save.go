@@ -37,6 +37,10 @@ type SavedConfig struct {
 	Seed   uint64              `json:"seed"`
 	Config Config              `json:"model"`
 	Corpus *corpus.Fingerprint `json:"corpus,omitempty"`
+	// Files is the hex SHA-256 of every other file the model needs
+	// (TreeFile, WeightsFile), checked by Load; nil in models saved
+	// before it, which Load reads unchecked.
+	Files map[string]string `json:"files,omitempty"`
 }
 
 // Save writes config.json, tree.json and weights.safetensors into dir, each
@@ -50,9 +54,6 @@ func (m *Model) Save(dir string, seed uint64) error {
 		return errors.New("model: save: the configuration has a background mixture but the model holds no unigram distribution (Model.Prepare or the trainer sets it)")
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("model: save: %w", err)
-	}
-	if err := atomicfile.WriteJSON(filepath.Join(dir, ConfigFile), SavedConfig{Format: "gtformer-model/1", Seed: seed, Config: m.Cfg, Corpus: m.Corpus}); err != nil {
 		return fmt.Errorf("model: save: %w", err)
 	}
 	if err := atomicfile.WriteFile(filepath.Join(dir, TreeFile), m.Topics.Tree.WriteJSON); err != nil {
@@ -74,6 +75,57 @@ func (m *Model) Save(dir string, seed uint64) error {
 	meta := map[string]string{"format": "gtformer-weights/1", "geometry": string(m.Cfg.Geometry)}
 	if err := safetensors.WriteFile(filepath.Join(dir, WeightsFile), ts, meta); err != nil {
 		return fmt.Errorf("model: save: %w", err)
+	}
+	// config.json last, with the hashes of the files just written: a save
+	// cut short leaves a config.json whose hashes name the earlier files,
+	// which Load then refuses rather than mixing two models.
+	files := map[string]string{}
+	for _, name := range []string{TreeFile, WeightsFile} {
+		sum, err := fileSHA256(filepath.Join(dir, name))
+		if err != nil {
+			return fmt.Errorf("model: save: %w", err)
+		}
+		files[name] = sum
+	}
+	sc := SavedConfig{Format: "gtformer-model/1", Seed: seed, Config: m.Cfg, Corpus: m.Corpus, Files: files}
+	if err := atomicfile.WriteJSON(filepath.Join(dir, ConfigFile), sc); err != nil {
+		return fmt.Errorf("model: save: %w", err)
+	}
+	return nil
+}
+
+// fileSHA256 is the hex SHA-256 of a file's content.
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// verifyFiles checks the files config.json names against their hashes.
+func verifyFiles(dir string, sc *SavedConfig) error {
+	for _, name := range []string{TreeFile, WeightsFile} {
+		want, ok := sc.Files[name]
+		if !ok {
+			if sc.Files == nil {
+				continue // saved before hashes were recorded
+			}
+			return fmt.Errorf("model: %s names no SHA-256 for %s", filepath.Join(dir, ConfigFile), name)
+		}
+		got, err := fileSHA256(filepath.Join(dir, name))
+		if err != nil {
+			return fmt.Errorf("model: load: %w", err)
+		}
+		if got != want {
+			return fmt.Errorf("model: %s has SHA-256 %.12s…, but %s records %.12s…: the file changed since the model was saved (damaged or replaced); restore it or train again",
+				filepath.Join(dir, name), got, ConfigFile, want)
+		}
 	}
 	return nil
 }
@@ -125,6 +177,9 @@ func Load(dir string) (*Model, uint64, error) {
 	}
 	sc, err := ParseConfig(path, raw)
 	if err != nil {
+		return nil, 0, err
+	}
+	if err := verifyFiles(dir, sc); err != nil {
 		return nil, 0, err
 	}
 	m, err := newModel(sc.Config, sc.Seed)

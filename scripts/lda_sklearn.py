@@ -31,7 +31,7 @@ python3-sklearn). Three modes:
       training bags, scores both the same way, and prints a markdown table:
       mean ± sample std over the seeds.
 
-The definitions (DESIGN.md, "Evaluation protocol"; package metrics):
+The definitions (docs/design.md, "Evaluation protocol"; package metrics):
 NPMI: mean over topics of the mean NPMI over pairs of the topic's top-10
 words, p(w) and p(w,w') document frequencies over the fitted (training)
 documents, a pair never co-occurring −1, a pair in every document 1.
