@@ -1,6 +1,7 @@
 package topicfit
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -11,6 +12,9 @@ import (
 	"github.com/gtformer/gtformer/tensor"
 	"github.com/gtformer/gtformer/topictree"
 )
+
+// ErrDiverged is wrapped by a fit whose loss became NaN or infinite.
+var ErrDiverged = errors.New("the fit diverged")
 
 // Options configure Fit.
 type Options struct {
@@ -128,7 +132,7 @@ func Fit(m *model.Model, tangent []float32, in *model.Inputs, docs []int32, f Op
 		loss := model.BowNLL(tp, m.Topics.WordProbs(tp, theta, m.Topics.Beta(tp, z)), ptr, word, count)
 		nll = float64(loss.Data[0])
 		if math.IsNaN(nll) || math.IsInf(nll, 0) {
-			return 0, fmt.Errorf("topicfit: fit: step %d: topic loss is %v", s+1, nll)
+			return 0, fmt.Errorf("topicfit: fit: step %d: topic loss is %v: %w", s+1, nll, ErrDiverged)
 		}
 		tp.Backward(loss)
 		opt.Step(f.LR)

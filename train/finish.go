@@ -1,6 +1,7 @@
 package train
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -39,6 +40,9 @@ func (t *Trainer) initTopics() error {
 		Steps: t.Opt.TopicWarmup, LR: t.Opt.TopicWarmupLR, Batch: t.Opt.TopicWarmupBatch,
 		Seed: t.Opt.Seed, DecoderOnly: true,
 	})
+	if errors.Is(err, topicfit.ErrDiverged) {
+		return fmt.Errorf("train: training diverged in the topic start's decoder warm-up (%w); lower --init-scale", err)
+	}
 	if err != nil {
 		return err
 	}

@@ -280,7 +280,7 @@ func (t *Trainer) Run() error {
 				return err
 			}
 			if t.State.Rollbacks >= 3 {
-				return fmt.Errorf("train: %w; stopped after %d roll-backs (the model was not written)", err, t.State.Rollbacks)
+				return fmt.Errorf("train: training diverged (%w) and stayed so after %d roll-backs with the learning rate halved each time; lower --lr or --init-scale (the model was not written)", err, t.State.Rollbacks)
 			}
 			t.restore(start)
 			t.State.Rollbacks++

@@ -2,6 +2,7 @@ package train
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/gtformer/gtformer/model"
 	"github.com/gtformer/gtformer/tensor"
@@ -68,6 +69,13 @@ func (t *Trainer) trainShares(emb *model.Embeddings) (shares []float64, theta []
 	shares, err = acc.Shares()
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("train: tree update after epoch %d: %w", t.State.Epoch, err)
+	}
+	for _, v := range shares {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			// The steps' own guard saw finite losses, but the documents'
+			// topics came out of the weights as NaN: the run diverged.
+			return nil, nil, nil, fmt.Errorf("train: training diverged by step %d (epoch %d): the documents' topic shares are %v; lower --lr or --init-scale", t.State.Step, t.State.Epoch, v)
+		}
 	}
 	return shares, theta, lengths, nil
 }

@@ -140,6 +140,9 @@ PROBLEM and exits with status 1.`)
 	if err := g.Validate(); err != nil {
 		return fmt.Errorf("%s: %w", d.source(), err)
 	}
+	if err := d.checkVocab(g); err != nil {
+		return err
+	}
 	induced := ""
 	if g.LinksInduced {
 		induced = " (induced)"

@@ -122,10 +122,8 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if mf.cfg.Supervised && g.Labels == nil {
 		return usagef("--supervised needs labels, and %s has none", d.source())
 	}
-	if len(g.Vocab) < 2 {
-		// Found before training: one word makes every topic the same and
-		// the topic metrics undefined.
-		return usagef("%s has a vocabulary of %d word (--min-df %d, --max-df %g, --max-vocab %d for JSON Lines): a topic model needs at least 2", d.source(), len(g.Vocab), d.minDF, d.maxDF, d.maxVocab)
+	if err := d.checkVocab(g); err != nil {
+		return err // found before training: a data problem (exit 1), not a usage one
 	}
 	if mf.glove && g.WordVectors == nil && !*resume && visited(fs, "glove") {
 		return usagef("--glove: %s has no word vectors", d.source())

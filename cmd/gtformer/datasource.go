@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/gtformer/gtformer/corpus"
 	"github.com/gtformer/gtformer/corpus/synth"
@@ -200,4 +201,18 @@ func (d *dataFlags) planted() []int32 {
 func builtinCorpus() (*corpus.Graph, error) {
 	g, _, err := synth.Generate(synth.Default())
 	return g, err
+}
+
+// checkVocab refuses a corpus of fewer than two words: every topic would
+// be the same distribution and the topic metrics undefined. The hint names
+// the flags that shape a JSON Lines vocabulary only for JSON Lines.
+func (d *dataFlags) checkVocab(g *corpus.Graph) error {
+	if len(g.Vocab) >= 2 {
+		return nil
+	}
+	hint := ""
+	if strings.HasSuffix(strings.ToLower(d.path), ".jsonl") {
+		hint = fmt.Sprintf(" (--min-df %d, --max-df %g, --max-vocab %d shape it)", d.minDF, d.maxDF, d.maxVocab)
+	}
+	return fmt.Errorf("%s has a vocabulary of %d word%s: a topic model needs at least 2", d.source(), len(g.Vocab), hint)
 }

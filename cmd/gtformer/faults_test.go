@@ -171,7 +171,6 @@ func TestTrainUsageMistakes(t *testing.T) {
 		want string
 	}{
 		{"full nesting with two hops", []string{"--nesting", "full", "--layers", "3"}, "2 hops need the cache nesting"},
-		{"one-word vocabulary", []string{"--data", data, "--max-vocab", "1"}, "vocabulary of 1 word"},
 		{"infinite learning rate", []string{"--lr", "inf"}, "--lr +Inf: not a finite number"},
 		{"infinite weight decay", []string{"--weight-decay", "inf"}, "--weight-decay +Inf: not a finite number"},
 		{"negative eval queries", []string{"--eval-queries", "-1"}, "--eval-queries -1: give the number of test documents to score as queries (at least 1), or 0 for all of them"},
@@ -524,5 +523,73 @@ func TestStaleOutputsRemoved(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(out, name)); (err == nil) != kept {
 			t.Errorf("%s: present %v, want %v", name, err == nil, kept)
 		}
+	}
+}
+
+// TestOneWordVocabulary: a corpus of one word is a problem of the data, not
+// of the command line: train and data validate both refuse it with exit 1,
+// the JSON Lines flags named only for a JSON Lines corpus, and train leaves
+// no output folder.
+func TestOneWordVocabulary(t *testing.T) {
+	tmp := t.TempDir()
+	jsonl := filepath.Join(tmp, "c.jsonl")
+	writeJSONL(t, jsonl, false, false)
+	folder := filepath.Join(tmp, "folder")
+	if err := os.MkdirAll(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var contents, links strings.Builder
+	for i := 0; i < 30; i++ {
+		contents.WriteString("0 0 0\n")
+		fmt.Fprintf(&links, "%d %d\n", i, (i+1)%30)
+	}
+	for name, text := range map[string]string{"contents.txt": contents.String(), "links.txt": links.String(), "voc.txt": "word\n"} {
+		if err := os.WriteFile(filepath.Join(folder, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		wantHint bool
+	}{
+		{"jsonl", []string{"--data", jsonl, "--max-vocab", "1"}, true},
+		{"folder", []string{"--data", folder}, false},
+	} {
+		for _, cmd := range [][]string{{"train", "--quiet", "--out", filepath.Join(tmp, "out-"+tc.name)}, {"data", "validate"}} {
+			t.Run(tc.name+" "+cmd[0], func(t *testing.T) {
+				code, _, errs := runCmd(append(append([]string{}, cmd...), tc.args...)...)
+				if code != 1 || !strings.Contains(errs, "vocabulary of 1 word") || strings.Contains(errs, "panic") {
+					t.Fatalf("exit %d, stderr %q; want exit 1 naming the one-word vocabulary", code, errs)
+				}
+				if hint := strings.Contains(errs, "--max-vocab"); hint != tc.wantHint {
+					t.Errorf("stderr %q: JSON Lines hint %v, want %v", errs, hint, tc.wantHint)
+				}
+			})
+		}
+		if _, err := os.Stat(filepath.Join(tmp, "out-"+tc.name)); err == nil {
+			t.Errorf("train left its output folder for the %s corpus", tc.name)
+		}
+	}
+}
+
+// TestDivergenceNamed: a learning rate or initial scale that makes the
+// run diverge ends with exit 1 and a message that says so and names the
+// flag to lower, not an internal message of the tree or the fit.
+func TestDivergenceNamed(t *testing.T) {
+	tmp := t.TempDir()
+	for _, tc := range []struct {
+		flag, value string
+	}{
+		{"--lr", "1e30"},
+		{"--init-scale", "1e30"},
+	} {
+		t.Run(tc.flag, func(t *testing.T) {
+			out := filepath.Join(tmp, tc.flag[2:])
+			code, _, errs := runCmd("train", "--quiet", "--epochs", "3", tc.flag, tc.value, "--out", out)
+			if code != 1 || !strings.Contains(errs, "diverged") || !strings.Contains(errs, "lower "+tc.flag) || strings.Contains(errs, "panic") {
+				t.Errorf("exit %d, stderr %q; want exit 1 saying the run diverged and to lower %s", code, errs, tc.flag)
+			}
+		})
 	}
 }
