@@ -1,6 +1,7 @@
 package model
 
 import (
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -87,6 +88,8 @@ func TestLoadRejectsNonFinite(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			rehashWeights(t, bad) // a model saved so: the hashes agree, the values do not
+
 			_, _, err = Load(bad)
 			want := `tensor "` + tc.tensor + `" holds`
 			if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), WeightsFile) {
@@ -151,4 +154,31 @@ func FuzzParseConfig(f *testing.F) {
 			}
 		}
 	})
+}
+
+// rehashWeights records the current weights' SHA-256 in dir's config.json,
+// as Save would have for those weights.
+func rehashWeights(t testing.TB, dir string) {
+	t.Helper()
+	path := filepath.Join(dir, ConfigFile)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sc SavedConfig
+	if err := json.Unmarshal(raw, &sc); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := fileSHA256(filepath.Join(dir, WeightsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Files[WeightsFile] = sum
+	b, err := json.Marshal(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

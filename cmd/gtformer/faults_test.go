@@ -451,6 +451,31 @@ func TestNonFiniteModelRefused(t *testing.T) {
 	if err := safetensors.WriteFile(path, list, meta); err != nil {
 		t.Fatal(err)
 	}
+	// A model saved so: config.json's hash is of these weights.
+	raw, err := os.ReadFile(filepath.Join(dir, model.ConfigFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sc map[string]any
+	if err := json.Unmarshal(raw, &sc); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := model.WeightsSHA256(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc["files"].(map[string]any)[model.WeightsFile] = sum
+	if raw, err = json.Marshal(sc); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, model.ConfigFile), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	out := filepath.Join(t.TempDir(), "e.npy")
 	code, _, errs := runCmd("embed", "--model", dir, "--out", out)
 	if code != 1 || !strings.Contains(errs, `tensor "scale.proj" holds NaN at element 3`) {
