@@ -24,6 +24,15 @@ const LockFile = ".gtformer.lock"
 // put there. The lock file's creation also finds an unwritable folder.
 // release unlocks the folder.
 func claimDir(dir string, own []string) (release func(), err error) {
+	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+			to, _ := os.Readlink(dir)
+			return nil, &SettingsError{fmt.Errorf("pipeline: output folder %s is a symbolic link to %s, which does not exist", dir, to)}
+		}
+	}
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return nil, &SettingsError{fmt.Errorf("pipeline: output folder %s exists and is not a folder", dir)}
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("pipeline: output folder: %w", err)
 	}

@@ -98,3 +98,30 @@ func TestRunFolderRules(t *testing.T) {
 		}
 	}
 }
+
+// TestClaimOddPaths: an --out that is a dangling symbolic link or a file is
+// refused as a settings mistake that names what the path is.
+func TestClaimOddPaths(t *testing.T) {
+	tmp := t.TempDir()
+	link := filepath.Join(tmp, "dangling")
+	if err := os.Symlink(filepath.Join(tmp, "nowhere"), link); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(tmp, "file")
+	if err := os.WriteFile(file, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ path, want string }{
+		{link, "symbolic link to " + filepath.Join(tmp, "nowhere") + ", which does not exist"},
+		{file, "exists and is not a folder"},
+	} {
+		_, err := claimDir(c.path, nil)
+		var se *SettingsError
+		if !errors.As(err, &se) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want a settings error with %q", c.path, err, c.want)
+		}
+	}
+	if b, _ := os.ReadFile(file); string(b) != "mine" {
+		t.Errorf("the file became %q", b)
+	}
+}
