@@ -182,6 +182,9 @@ func setup(m *model.Model, g *corpus.Graph, s *corpus.Split, opt Options, env En
 	h := s.Holdout(g)
 	stop()
 	if len(h.TrainLinks) == 0 {
+		if g.LinksInduced {
+			return nil, fmt.Errorf("train: the text-similarity links (--knn-links) join no two training documents outside validation among the corpus's %d documents: the graph loss has nothing to learn from; a corpus this small cannot be trained", g.NumDocs())
+		}
 		return nil, errors.New("train: no links among the training documents outside validation: the graph loss has nothing to learn from (use --knn-links to induce links from text similarity)")
 	}
 	// The hop features' basis reads the training documents' text (as the

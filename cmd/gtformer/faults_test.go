@@ -618,3 +618,16 @@ func TestDivergenceNamed(t *testing.T) {
 		})
 	}
 }
+
+// TestKNNLinksTooFewDocuments: --knn-links on a corpus too small to link
+// any training documents says so, instead of advising --knn-links.
+func TestKNNLinksTooFewDocuments(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "one.jsonl")
+	if err := os.WriteFile(data, []byte(`{"id":"a","text":"alpha beta gamma delta"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := runCmd("train", "--quiet", "--data", data, "--knn-links", "--min-df", "1", "--max-df", "1", "--out", filepath.Join(t.TempDir(), "out"))
+	if code != 1 || !strings.Contains(errs, "--knn-links") || strings.Contains(errs, "use --knn-links") {
+		t.Errorf("exit %d, stderr %q; want exit 1 saying the text-similarity links join no training documents", code, errs)
+	}
+}
