@@ -2,9 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/gtformer/gtformer/corpus"
@@ -68,6 +71,9 @@ Large corpora for scale tests: --docs 500000 --links 1000000.`)
 		return usagef("%v", err)
 	}
 
+	if err := claimSynthDir(*out); err != nil {
+		return err
+	}
 	start := time.Now()
 	g, tr, err := synth.Generate(cfg)
 	if err != nil {
@@ -132,4 +138,36 @@ func writeTruth(dir string, cfg synth.Config, g *corpus.Graph, tr *synth.Truth) 
 		return err
 	}
 	return npy.Write(filepath.Join(dir, truthMixNpy), []int{len(tr.Leaf), tr.Depth}, tr.Mix)
+}
+
+// synthMarker marks a folder that data synth wrote, whose files a later
+// data synth may replace.
+const synthMarker = ".gtformer-synth"
+
+// claimSynthDir refuses a non-empty folder that data synth did not write
+// (its files are never replaced), and marks the folder as synth's.
+func claimSynthDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	case err != nil:
+		return err
+	default:
+		ours := false
+		var names []string
+		for _, e := range entries {
+			ours = ours || e.Name() == synthMarker
+			names = append(names, e.Name())
+		}
+		if len(names) > 0 && !ours {
+			if len(names) > 5 {
+				names = append(names[:5], "...")
+			}
+			return fmt.Errorf("%s holds files that data synth did not write (%s): not replacing them; choose an empty or new folder", dir, strings.Join(names, ", "))
+		}
+	}
+	return os.WriteFile(filepath.Join(dir, synthMarker), []byte("written by gtformer data synth\n"), 0o644)
 }

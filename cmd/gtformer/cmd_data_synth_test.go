@@ -122,3 +122,27 @@ func TestDataSynthErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestDataSynthNeverReplacesForeignFiles: data synth into a folder holding
+// files it did not write is refused and leaves them as they were; into a
+// folder it wrote, it writes again.
+func TestDataSynthNeverReplacesForeignFiles(t *testing.T) {
+	dir := t.TempDir()
+	mine := filepath.Join(dir, "contents.txt")
+	if err := os.WriteFile(mine, []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runCmd("data", "synth", "--out", dir, "--docs", "50")
+	if code != 1 || !strings.Contains(errOut, "did not write (contents.txt)") {
+		t.Errorf("foreign folder: exit %d, %q", code, errOut)
+	}
+	if b, _ := os.ReadFile(mine); string(b) != "mine\n" {
+		t.Errorf("the user's file became %q", b)
+	}
+	ours := filepath.Join(t.TempDir(), "synth")
+	for i := 0; i < 2; i++ {
+		if code, _, errOut := runCmd("data", "synth", "--out", ours, "--docs", "50"); code != 0 {
+			t.Fatalf("run %d into its own folder: exit %d, %q", i+1, code, errOut)
+		}
+	}
+}
