@@ -86,7 +86,7 @@ func TestRunFolderRules(t *testing.T) {
 		t.Errorf("--out under a file: error %v", err)
 	}
 	if os.Geteuid() == 0 {
-		t.Log("root writes into a read-only folder: only the folder under a file is checked")
+		t.Log("root writes through permission bits: TestClaimReadOnlyFileSystem checks a read-only file system")
 	} else {
 		ro := t.TempDir()
 		if err := os.Chmod(ro, 0o555); err != nil {
