@@ -137,6 +137,11 @@ func (d *Downloader) fetch(ctx context.Context, dir string, f File) error {
 		}
 		return nil
 	}
+	if _, err := os.Lstat(dest); err == nil {
+		// Not the pinned file, and nothing says gtformer wrote it (a
+		// download is written whole or not at all): the user's to keep.
+		return fmt.Errorf("%s exists and is not the pinned file (another SHA-256): not replacing it; move it away to download it again", dest)
+	}
 
 	switch f.Kind {
 	case Plain, Archive:

@@ -212,13 +212,15 @@ func TestFetchSkipsVerifiedFiles(t *testing.T) {
 	if !strings.Contains(log.String(), "a.txt: present with the right SHA-256, skipped") {
 		t.Errorf("log %q", log.String())
 	}
-	// A present file with the wrong content is downloaded again.
-	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("stale"), 0o644)
-	if err := d.Fetch(context.Background(), dir, files[:1]); err != nil {
-		t.Fatal(err)
+	// A present file with other content is not gtformer's to replace: it
+	// is refused, left as it was, and nothing is downloaded.
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("edited"), 0o644)
+	err := d.Fetch(context.Background(), dir, files[:1])
+	if err == nil || !strings.Contains(err.Error(), "not the pinned file") {
+		t.Errorf("a file of other content: %v, want a refusal", err)
 	}
-	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); !bytes.Equal(b, body) || srv.hits.Load() != 3 {
-		t.Errorf("stale file not replaced (content %q, %d requests)", b, srv.hits.Load())
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "edited" || srv.hits.Load() != 2 {
+		t.Errorf("the file became %q (%d requests)", b, srv.hits.Load())
 	}
 }
 
