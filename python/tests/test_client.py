@@ -75,7 +75,9 @@ class ServeTest(unittest.TestCase):
 
     def test_info_and_tree(self):
         info = self.client.info()
-        self.assertEqual(self.client.health(), {"status": "ok"})
+        health = self.client.health()
+        self.assertEqual(health["status"], "ok")
+        self.assertLess(health["api_in_flight"], health["api_limit"])
         self.assertEqual(info["documents"], self.gt.doc_topics().shape[0])
         self.assertEqual(info["dim"], self.gt.config()["model"]["width"])
         self.assertEqual(info["topics"], len(self.gt.topic_ids))
