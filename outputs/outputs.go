@@ -8,12 +8,9 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -320,41 +317,12 @@ const (
 
 // RunFiles lists every file a run may write into its output directory, so
 // that a directory trained into again can be cleaned of the previous run's
-// files this run did not write (RemoveStale).
+// files this run did not write (package pipeline).
 var RunFiles = []string{model.ConfigFile, model.TreeFile, model.WeightsFile, TopicsFile, TopicsTextFile, EmbeddingsFile, ThetaFile,
 	MetricsFile, "curves.png", "curves.svg", "map.png", "map.svg", EvalFile, ValidFile}
 
 // WriteFiles are the files Write writes.
 var WriteFiles = []string{model.ConfigFile, model.TreeFile, model.WeightsFile, TopicsFile, TopicsTextFile, EmbeddingsFile, ThetaFile, MetricsFile}
-
-// RemoveStale removes the files of RunFiles that dir holds but that the
-// run that just wrote it did not write (written): a document map of an
-// earlier run on a labelled corpus, an evaluation of the earlier model.
-// Only regular files are removed; it returns the names removed.
-func RemoveStale(dir string, written []string) ([]string, error) {
-	var removed []string
-	for _, name := range RunFiles {
-		if slices.Contains(written, name) {
-			continue
-		}
-		path := filepath.Join(dir, name)
-		fi, err := os.Lstat(path)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return removed, err
-		}
-		if !fi.Mode().IsRegular() {
-			continue
-		}
-		if err := os.Remove(path); err != nil {
-			return removed, err
-		}
-		removed = append(removed, name)
-	}
-	return removed, nil
-}
 
 // writeJSON writes v as indented JSON, a non-finite float as null.
 func writeJSON(path string, v any) error {

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -135,11 +136,14 @@ func Run(sp Spec) (*Result, error) {
 	if sp.Dir == "" {
 		return nil, errNoDir
 	}
-	release, err := claimDir(sp.Dir, sp.OwnFiles)
+	release, err := claimDir(sp.Dir, append(slices.Clone(sp.OwnFiles), FilesManifest))
 	if err != nil {
 		return nil, err
 	}
 	defer release()
+	if err := checkOwned(sp.Dir); err != nil {
+		return nil, err
+	}
 	tr, resumed, err := start(sp, env, log)
 	if err != nil {
 		return nil, err
@@ -274,14 +278,25 @@ func title(sp Spec, seed uint64) string {
 // wrote written, did not write: they would sit beside its outputs as if
 // they were its own.
 func removeStale(dir string, written []string, log io.Writer) error {
-	removed, err := outputs.RemoveStale(dir, written)
-	if len(removed) > 0 {
-		fmt.Fprintf(log, "removed %s of an earlier run from %s\n", strings.Join(removed, ", "), dir)
+	man, err := readManifest(dir)
+	if err != nil {
+		return err
 	}
+	stale, err := staleFiles(dir, written, man)
 	if err != nil {
 		return fmt.Errorf("pipeline: %w", err)
 	}
-	return nil
+	var removed []string
+	for _, name := range stale {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil {
+			return fmt.Errorf("pipeline: %w", err)
+		}
+		removed = append(removed, name)
+	}
+	if len(removed) > 0 {
+		fmt.Fprintf(log, "removed %s of an earlier run from %s\n", strings.Join(removed, ", "), dir)
+	}
+	return recordWritten(dir, written)
 }
 
 // trainSeconds sums the epochs' times (across resumed sessions); fallback

@@ -12,6 +12,7 @@ import (
 	"github.com/gtformer/gtformer/evaluate"
 	"github.com/gtformer/gtformer/model"
 	"github.com/gtformer/gtformer/outputs"
+	"github.com/gtformer/gtformer/pipeline"
 	"github.com/gtformer/gtformer/tensor"
 )
 
@@ -70,7 +71,13 @@ metrics.json).`)
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
+	if err := pipeline.Replaceable(*out, outputs.EvalFile); err != nil {
+		return err
+	}
 	if err := outputs.WriteMetrics(filepath.Join(*out, outputs.EvalFile), met); err != nil {
+		return err
+	}
+	if err := pipeline.Record(*out, outputs.EvalFile); err != nil {
 		return err
 	}
 	printMetrics(stdout, res, m)

@@ -505,11 +505,11 @@ func TestTopicsWithoutWeights(t *testing.T) {
 	}
 }
 
-// TestStaleOutputsRemoved: training into a folder an earlier run wrote
-// removes that run's files this run does not write (a document map, which
-// an unlabelled corpus does not get; an evaluation of the earlier model);
-// the rest of the folder is left alone. A folder no run wrote, holding
-// files by the same names, is refused (exit 2) and left as it was.
+// TestStaleOutputsRemoved: files by the outputs' names that no run wrote
+// are never replaced or removed: in a folder no run wrote, or dropped into
+// one a run wrote, the run is refused (exit 2) and they are left as they
+// were; other files (notes) are left alone. (That a run's own stale files
+// are removed is pipeline's TestRunReplacesOnlyItsOwnFiles.)
 func TestStaleOutputsRemoved(t *testing.T) {
 	tmp := t.TempDir()
 	data := filepath.Join(tmp, "unlabelled.jsonl")
@@ -540,11 +540,25 @@ func TestStaleOutputsRemoved(t *testing.T) {
 	if code, _, errs := runCmd(append([]string{"train", "--data", data, "--out", out}, tinyTrain...)...); code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
+	// The user's files by output names in a folder a run wrote: the next
+	// run is refused before training and every file stays.
 	write(out)
+	if code, _, errs := runCmd(append([]string{"train", "--data", data, "--out", out}, tinyTrain...)...); code != 2 || !strings.Contains(errs, "not written by gtformer") {
+		t.Errorf("the user's files in a run's folder: exit %d: %s", code, errs)
+	}
+	for _, name := range []string{"map.png", "map.svg", "eval.json", "my-notes.txt"} {
+		if b, err := os.ReadFile(filepath.Join(out, name)); err != nil || string(b) != "earlier" {
+			t.Errorf("the user's %s: %q, %v", name, b, err)
+		}
+	}
+	// Moved away, the folder trains again; the notes (no output's name) stay.
+	for _, name := range []string{"map.png", "map.svg", "eval.json"} {
+		os.Remove(filepath.Join(out, name))
+	}
 	if code, _, errs := runCmd(append([]string{"train", "--data", data, "--out", out}, tinyTrain...)...); code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for name, kept := range map[string]bool{"map.png": false, "map.svg": false, "eval.json": false, "my-notes.txt": true, "metrics.json": true, "curves.png": true} {
+	for name, kept := range map[string]bool{"my-notes.txt": true, "metrics.json": true, "curves.png": true} {
 		if _, err := os.Stat(filepath.Join(out, name)); (err == nil) != kept {
 			t.Errorf("%s: present %v, want %v", name, err == nil, kept)
 		}
