@@ -259,6 +259,9 @@ func (p *Plan) Run() (*Results, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
+	if err := checkOut(p.Out); err != nil {
+		return nil, err
+	}
 	logw := p.Progress
 	if logw == nil {
 		logw = io.Discard
