@@ -17,6 +17,7 @@ import (
 	"github.com/gtformer/gtformer/corpus"
 	"github.com/gtformer/gtformer/features"
 	"github.com/gtformer/gtformer/internal/atomicfile"
+	"github.com/gtformer/gtformer/internal/filehash"
 	"github.com/gtformer/gtformer/safetensors"
 	"github.com/gtformer/gtformer/tensor"
 	"github.com/gtformer/gtformer/topictree"
@@ -81,7 +82,7 @@ func (m *Model) Save(dir string, seed uint64) error {
 	// which Load then refuses rather than mixing two models.
 	files := map[string]string{}
 	for _, name := range []string{TreeFile, WeightsFile} {
-		sum, err := fileSHA256(filepath.Join(dir, name))
+		_, sum, err := filehash.SHA256(filepath.Join(dir, name))
 		if err != nil {
 			return fmt.Errorf("model: save: %w", err)
 		}
@@ -94,20 +95,6 @@ func (m *Model) Save(dir string, seed uint64) error {
 	return nil
 }
 
-// fileSHA256 is the hex SHA-256 of a file's content.
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
 // verifyFiles checks the files config.json names against their hashes.
 func verifyFiles(dir string, sc *SavedConfig) error {
 	for _, name := range []string{TreeFile, WeightsFile} {
@@ -118,7 +105,7 @@ func verifyFiles(dir string, sc *SavedConfig) error {
 			}
 			return fmt.Errorf("model: %s names no SHA-256 for %s", filepath.Join(dir, ConfigFile), name)
 		}
-		got, err := fileSHA256(filepath.Join(dir, name))
+		_, got, err := filehash.SHA256(filepath.Join(dir, name))
 		if err != nil {
 			return fmt.Errorf("model: load: %w", err)
 		}
@@ -304,15 +291,9 @@ func WeightsSHA256(r io.Reader) (string, error) {
 
 // SavedWeightsSHA256 returns WeightsSHA256 of the weights saved in dir.
 func SavedWeightsSHA256(dir string) (string, error) {
-	path := filepath.Join(dir, WeightsFile)
-	f, err := os.Open(path)
+	_, sum, err := filehash.SHA256(filepath.Join(dir, WeightsFile))
 	if err != nil {
-		return "", fmt.Errorf("model: %w", err)
-	}
-	defer f.Close()
-	sum, err := WeightsSHA256(f)
-	if err != nil {
-		return "", err
+		return "", fmt.Errorf("model: weights: %w", err)
 	}
 	return sum, nil
 }

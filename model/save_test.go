@@ -169,7 +169,7 @@ func rehashWeights(t testing.TB, dir string) {
 	if err := json.Unmarshal(raw, &sc); err != nil {
 		t.Fatal(err)
 	}
-	sum, err := fileSHA256(filepath.Join(dir, WeightsFile))
+	sum, err := SavedWeightsSHA256(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,18 +2,16 @@ package pipeline
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 
 	"github.com/gtformer/gtformer/internal/atomicfile"
+	"github.com/gtformer/gtformer/internal/filehash"
 	"github.com/gtformer/gtformer/outputs"
 )
 
@@ -68,7 +66,7 @@ func ours(dir, name string, man map[string]string) (bool, error) {
 	if !listed {
 		return false, nil
 	}
-	got, err := fileSHA256(path)
+	_, got, err := filehash.SHA256(path)
 	if err != nil {
 		return false, err
 	}
@@ -99,7 +97,7 @@ func checkOwned(dir string) error {
 func recordWritten(dir string, written []string) error {
 	files := map[string]string{}
 	for _, name := range written {
-		sum, err := fileSHA256(filepath.Join(dir, name))
+		_, sum, err := filehash.SHA256(filepath.Join(dir, name))
 		if err != nil {
 			return fmt.Errorf("pipeline: %w", err)
 		}
@@ -138,19 +136,6 @@ func staleFiles(dir string, written []string, man map[string]string) ([]string, 
 	return stale, nil
 }
 
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
 // Replaceable reports an error when dir/name exists and is not a file a
 // gtformer run wrote there and nobody changed since, for commands that
 // write one file of a run's names into a model folder (eval.json).
@@ -176,7 +161,7 @@ func Record(dir, name string) error {
 	if err != nil || man == nil {
 		return err
 	}
-	sum, err := fileSHA256(filepath.Join(dir, name))
+	_, sum, err := filehash.SHA256(filepath.Join(dir, name))
 	if err != nil {
 		return fmt.Errorf("pipeline: %w", err)
 	}

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/gtformer/gtformer/internal/atomicfile"
 	"github.com/gtformer/gtformer/internal/faultpoint"
+	"github.com/gtformer/gtformer/internal/filehash"
 	"github.com/gtformer/gtformer/model"
 	"github.com/gtformer/gtformer/safetensors"
 	"github.com/gtformer/gtformer/tensor"
@@ -331,27 +331,13 @@ func hashFiles(dir string) ([]fileEntry, error) {
 		if !e.Type().IsRegular() {
 			return nil, fmt.Errorf("%s: not a regular file", filepath.Join(dir, e.Name()))
 		}
-		size, sum, err := hashFile(filepath.Join(dir, e.Name()))
+		size, sum, err := filehash.SHA256(filepath.Join(dir, e.Name()))
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, fileEntry{Name: e.Name(), Size: size, SHA256: sum})
 	}
 	return out, nil
-}
-
-func hashFile(path string) (int64, string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, f)
-	if err != nil {
-		return 0, "", err
-	}
-	return n, hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // parseManifest reads manifest.json (name for messages).
@@ -422,7 +408,7 @@ func verify(dir string) (*manifest, error) {
 	listed := map[string]bool{manifestFile: true}
 	for _, f := range m.Files {
 		listed[f.Name] = true
-		size, sum, err := hashFile(filepath.Join(dir, f.Name))
+		size, sum, err := filehash.SHA256(filepath.Join(dir, f.Name))
 		switch {
 		case err != nil:
 			return damaged("%w", err)
