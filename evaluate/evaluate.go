@@ -77,7 +77,8 @@ type Topics struct {
 	SD   *float64 `json:"sd,omitempty"`
 	PnCD *float64 `json:"pncd,omitempty"`
 	// RecoveryNMI is set for a corpus with a planted tree (the built-in
-	// one): NMI between the planted leaves and the learned paths (Recovery).
+	// one): NMI between the planted leaves and the learned paths of the
+	// training documents (Recovery); nil otherwise.
 	RecoveryNMI *float64 `json:"recovery_nmi,omitempty"`
 }
 
@@ -166,7 +167,7 @@ func Run(m *model.Model, g *corpus.Graph, s *corpus.Split, in *model.Inputs, opt
 	res.Test.LogPerplexityCompletion = ptr(Completion(m, g, s, opt))
 	res.Topics = TopicQuality(m, g, s, emb, in.Len)
 	if len(opt.Planted) == g.NumDocs() {
-		if nmi := Recovery(m, emb, opt.Planted); !math.IsNaN(nmi) {
+		if nmi := Recovery(m, emb, opt.Planted, s.Train); !math.IsNaN(nmi) {
 			res.Topics.RecoveryNMI = &nmi
 		}
 	}

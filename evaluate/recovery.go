@@ -9,9 +9,11 @@ import (
 	"github.com/gtformer/gtformer/model"
 )
 
-// Recovery measures how well the learned paths recover a planted tree: the
-// normalised mutual information I(A;P) / ((H(A)+H(P))/2) between a
-// document's planted leaf A and its learned leaf P, where P is drawn from the
+// Recovery measures how well the learned paths recover a planted tree over
+// docs (the training documents: the tree is fitted to them, and a test
+// document's path is a prediction): the normalised mutual information
+// I(A;P) / ((H(A)+H(P))/2) between a document's planted leaf A and its
+// learned leaf P, where P is drawn from the
 // document's distribution over learned leaves (θ on the leaves,
 // renormalised: a leaf's θ is its path's probability times the leaf level's,
 // so for leaves of one depth this is the path distribution π). 1: the
@@ -23,17 +25,24 @@ import (
 // Π(1−σ) of its parent's mass, so the single most probable leaf is the last
 // one for almost every document and an argmax-based score would read 0
 // whatever the model learned.
-func Recovery(m *model.Model, emb *model.Embeddings, planted []int32) float64 {
+//
+// planted has one entry per document of emb (indexed by document id); NaN
+// when docs is empty or the lengths disagree.
+func Recovery(m *model.Model, emb *model.Embeddings, planted []int32, docs []int32) float64 {
 	tab := m.Topics.Tables()
 	T := emb.Topics
-	n := len(planted)
-	if n == 0 || len(emb.Theta) != n*T {
+	n := len(docs)
+	if n == 0 || len(emb.Theta) != len(planted)*T {
 		return math.NaN()
 	}
 	joint := map[[2]int32]float64{}
 	pa := map[int32]float64{}
 	pp := map[int32]float64{}
-	for i := 0; i < n; i++ {
+	for _, d := range docs {
+		if d < 0 || int(d) >= len(planted) {
+			return math.NaN()
+		}
+		i := int(d)
 		row := emb.Theta[i*T : (i+1)*T]
 		var s float64
 		for _, l := range tab.Leaf {

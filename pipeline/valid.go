@@ -3,6 +3,7 @@ package pipeline
 import (
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 
 	"github.com/gtformer/gtformer/evaluate"
@@ -34,8 +35,9 @@ type ValidReport struct {
 var ValidFiles = []string{outputs.ValidFile, outputs.TopicsTextFile}
 
 // finishValid writes valid.json and topics.txt of a validation-only run:
-// the topics' quality is measured on the training documents outside
-// validation (the holdout's), and nothing reads the test documents. An
+// the topics' quality (and, for a planted corpus, the recovery) is
+// measured on the training documents outside validation (the holdout's),
+// and nothing reads the test documents. An
 // earlier run's other outputs in the folder are removed.
 func finishValid(sp Spec, r *Result, log io.Writer) error {
 	tr, g := r.Trainer, sp.Graph
@@ -44,6 +46,11 @@ func finishValid(sp Spec, r *Result, log io.Writer) error {
 		History: tr.History, Config: tr.Model.Cfg, Options: tr.Opt}
 	rep.KeptEpoch, rep.Valid = tr.Kept()
 	rep.Topics = evaluate.TopicQuality(tr.Model, g, tr.H, emb, tr.In.Len)
+	if len(sp.Planted) == g.NumDocs() {
+		if nmi := evaluate.Recovery(tr.Model, emb, sp.Planted, tr.H.Train); !math.IsNaN(nmi) {
+			rep.Topics.RecoveryNMI = &nmi
+		}
+	}
 	notes, err := outputs.UndefinedNotes(rep)
 	if err != nil {
 		return fmt.Errorf("pipeline: %s: %w", outputs.ValidFile, err)

@@ -73,7 +73,7 @@ func (t *Trainer) refitDecoder(emb *model.Embeddings) error {
 // decoder.
 func (t *Trainer) finish() error {
 	if x := t.Opt.BackgroundMixAtEnd; x > 0 && t.Opt.DecoderRefit > 0 && t.Model.Topics.Mix == nil {
-		rho, err := t.Model.StartMix(x, model.Unigram(t.G, t.S.Train))
+		rho, err := t.Model.StartMix(x, model.Unigram(t.G, t.H.Train))
 		if err != nil {
 			return err
 		}

@@ -43,7 +43,7 @@ func TestPlantedTreeRecovered(t *testing.T) {
 			t.Fatal(err)
 		}
 		emb := tr.Model.Embed(tr.In, allDocs(g.NumDocs()), func(d int32) []int32 { return s.TrainNeighbors(int(d)) }, opt.MaxNbrs, opt.EmbedBatch)
-		return evaluate.Recovery(tr.Model, emb, truth.Leaf), fmt.Sprintf("r = %.3g, t = %.3g", tr.Model.Cfg.Tree.FDRadius, tr.Model.Cfg.Tree.FDTemp)
+		return evaluate.Recovery(tr.Model, emb, truth.Leaf, s.Train), fmt.Sprintf("r = %.3g, t = %.3g", tr.Model.Cfg.Tree.FDRadius, tr.Model.Cfg.Tree.FDTemp)
 	}
 	fit, sim := run("fit")
 	paper, _ := run("random")
@@ -105,9 +105,9 @@ func TestTopicRefit(t *testing.T) {
 type plantedResult struct {
 	NMI   float64   // topics.recovery_nmi: planted leaves vs learned paths (evaluate.Recovery)
 	Share []float64 // topics.level_share: the training words per learned level, root first
-	// Per document: the learned root's θ and the planted root weight δ₀;
-	// the learned θ above the deepest level and the planted δ above the
-	// leaf level.
+	// Per training document: the learned root's θ and the planted root
+	// weight δ₀; the learned θ above the deepest level and the planted δ
+	// above the leaf level.
 	Root, PlantedRoot   []float64
 	Upper, PlantedUpper []float64
 	Topics              int
@@ -141,21 +141,20 @@ func (r plantedResult) stats() plantedStats {
 
 // Bounds of TestPlantedHierarchyRecovered (see there).
 const (
-	minRecoveryNMI   = 0.8
-	minLevelShare    = 0.1
-	minRootCorr      = 0.5
-	minGeneralUpper  = 0.5
-	minGeneralMargin = 0.1
+	minRecoveryNMI     = 0.8  // mean over the seeds
+	minSeedRecoveryNMI = 0.65 // any one seed
+	minLevelShare      = 0.1
+	minRootCorr        = 0.5
+	minGeneralUpper    = 0.5
+	minGeneralMargin   = 0.1
 )
 
-// problems lists what falls short of the planted hierarchy in r. Every
+// problems lists what falls short of the planted hierarchy in r, beyond
+// the recovery NMI (recoveryProblems, over seeds). Every
 // comparison is written so that NaN fails: a root that takes no mass has
 // no correlation with δ₀, and that is a failure, not a pass.
 func (r plantedResult) problems() []string {
 	var out []string
-	if !(r.NMI >= minRecoveryNMI) {
-		out = append(out, fmt.Sprintf("recovery NMI %.3f, want ≥ %g", r.NMI, minRecoveryNMI))
-	}
 	if len(r.Share) < 2 {
 		out = append(out, fmt.Sprintf("level shares %.2f: want a tree of at least two levels", r.Share))
 	}
@@ -202,72 +201,87 @@ func trainPlanted(t testing.TB, seed uint64, epochs int) plantedResult {
 	emb := res.Emb
 	r := plantedResult{NMI: *res.Topics.RecoveryNMI, Share: res.Topics.LevelShare, Topics: emb.Topics}
 	tab := tr.Model.Topics.Tables()
-	N, T, D := g.NumDocs(), emb.Topics, truth.Depth
+	N, T, D := len(s.Train), emb.Topics, truth.Depth
 	r.Root, r.PlantedRoot = make([]float64, N), make([]float64, N)
 	r.Upper, r.PlantedUpper = make([]float64, N), make([]float64, N)
-	for d := 0; d < N; d++ {
+	for i, d32 := range s.Train {
+		d := int(d32)
 		for k := 0; k < T; k++ {
 			th := float64(emb.Theta[d*T+k])
 			if tab.Level[k] == 0 {
-				r.Root[d] += th
+				r.Root[i] += th
 			}
 			if int(tab.Level[k]) < tab.Depth-1 {
-				r.Upper[d] += th
+				r.Upper[i] += th
 			}
 		}
-		r.PlantedRoot[d] = float64(truth.Mix[d*D])
-		r.PlantedUpper[d] = 1 - float64(truth.Mix[d*D+D-1])
+		r.PlantedRoot[i] = float64(truth.Mix[d*D])
+		r.PlantedUpper[i] = 1 - float64(truth.Mix[d*D+D-1])
 	}
 	return r
 }
 
 // TestPlantedHierarchyRecovered trains the default configuration (growing
 // tree, hop features, the level prior, path pruning with the depth kept,
-// contrast 0.999) on the built-in corpus at the built-in profile's size and
-// checks the hierarchy, not only the leaves (plantedResult.problems): the
-// learned paths recover the planted leaves (soft NMI ≥ 0.8, the figure
-// metrics.json carries as topics.recovery_nmi), every level of the tree
-// holds ≥ 10% of the words (no level left hollow), documents written mostly
-// from the planted root's general words put more of their θ on the learned
-// root (Pearson correlation over documents between the root's θ and the
-// planted root weight δ₀ ≥ 0.5), and the planted general documents land at
-// the upper levels (at least half their θ above the deepest level, and
-// clearly more than the specific documents). A model whose general words
-// leak into every leaf, or whose inner levels are empty, fails
+// contrast 0.999) on the built-in corpus at the built-in profile's size
+// with seeds 1-6 and checks the hierarchy, not only the leaves, on the
+// training documents (the tree is fitted to them): the learned paths
+// recover the planted leaves (soft NMI, the figure metrics.json carries as
+// topics.recovery_nmi: mean over the seeds ≥ 0.8, every seed ≥ 0.65), and
+// on every seed (plantedResult.problems) every level of the tree holds
+// ≥ 10% of the words (no level left hollow), documents written mostly from
+// the planted root's general words put more of their θ on the learned root
+// (Pearson correlation over documents between the root's θ and the planted
+// root weight δ₀ ≥ 0.5), and the planted general documents land at the
+// upper levels (at least half their θ above the deepest level, and clearly
+// more than the specific documents). A model whose general words leak into
+// every leaf, or whose inner levels are empty, fails
 // (TestPlantedHierarchyProblems).
 //
-// Measured (seed 1, 4 epochs): NMI 0.806, level shares 0.29 / 0.34 / 0.37,
-// correlation 0.82, upper-level θ 0.77 for the general documents against
-// 0.41 for the specific ones, identical on openblas-runtime, go-avx512,
-// go-avx2 and gonum. With the similarity fit and the 50-step decoder
-// refit at the end (2026-11-28c defaults, go-avx512): NMI 0.805, level
-// shares 0.24 / 0.32 / 0.44, correlation 0.833, upper-level θ 0.70 against
-// 0.34. With the final prune and the background mixture at the end
-// (2026-11-28d defaults): NMI 0.846, level shares 0.17 / 0.30 / 0.53,
-// correlation 0.786, upper-level θ 0.63 against 0.22, 12 topics (seeds 1-6:
-// 0.846 / 0.707 / 0.853 / 0.708 / 0.804 / 0.823). The bound holds for this seed, not for every seed
-// (seed 2: 0.72, 3: 0.81, 4: 0.69; seed 2 at 6 epochs 0.71). On seed 2 the
-// topic start's level-1 k-means splits one planted branch in two and
-// merges two others, and growth, which adds topics only under existing
-// parents, cannot move a branch, so one learned leaf takes a whole planted
-// branch (seed 4 not diagnosed; ten k-means++ starts, the lowest
-// within-cluster sum of squares kept, lift seeds 1-6 to 0.82-0.83, but
-// cost the real corpora's topics 2-3 NPMI points on validation: not
-// adopted, docs/journal.md). The general
-// documents still sit higher on every seed (upper-level θ 0.70-0.77
-// against 0.39-0.43). A change that moves the built-in run needs the
-// margin re-measured, not the bound lowered.
+// One seed is no gate: the topic start's level-1 k-means can split one
+// planted branch in two and merge two others (seed 2), and growth, which
+// adds topics only under existing parents, cannot move a branch. Measured
+// (defaults of 2026-11-29, identical on go-avx512, go-avx2, go and
+// openblas-runtime): NMI 0.851 / 0.689 / 0.846 / 0.785 / 0.774 / 0.856,
+// mean 0.800; level shares about 0.19 / 0.29 / 0.51; correlation
+// 0.75-0.83; upper-level θ 0.62-0.67 for the general documents against
+// 0.19-0.45 for the specific ones. A change that moves the built-in run
+// needs these re-measured, not the bounds lowered.
 func TestPlantedHierarchyRecovered(t *testing.T) {
 	if testing.Short() {
-		t.Skip("trains on the built-in corpus")
+		t.Skip("trains six times on the built-in corpus")
 	}
-	r := trainPlanted(t, 1, plantedEpochs)
-	st := r.stats()
-	t.Logf("recovery NMI %.3f; level shares %.2f; corr(root θ, δ₀) %.3f; upper-level θ of general documents %.3f, of specific ones %.3f; %d topics",
-		r.NMI, r.Share, st.CorrRoot, st.GeneralUpper, st.SpecificUpper, r.Topics)
-	for _, p := range r.problems() {
+	var nmi []float64
+	for seed := uint64(1); seed <= plantedSeeds; seed++ {
+		r := trainPlanted(t, seed, plantedEpochs)
+		st := r.stats()
+		t.Logf("seed %d: recovery NMI %.3f; level shares %.2f; corr(root θ, δ₀) %.3f; upper-level θ of general documents %.3f, of specific ones %.3f; %d topics",
+			seed, r.NMI, r.Share, st.CorrRoot, st.GeneralUpper, st.SpecificUpper, r.Topics)
+		for _, p := range r.problems() {
+			t.Errorf("seed %d: %s", seed, p)
+		}
+		nmi = append(nmi, r.NMI)
+	}
+	for _, p := range recoveryProblems(nmi) {
 		t.Error(p)
 	}
+}
+
+// recoveryProblems lists what falls short in the recovery NMIs of several
+// seeds: their mean under minRecoveryNMI, or any seed under
+// minSeedRecoveryNMI. NaN fails.
+func recoveryProblems(nmi []float64) []string {
+	var out []string
+	mean := stat.Mean(nmi, nil)
+	if len(nmi) == 0 || !(mean >= minRecoveryNMI) {
+		out = append(out, fmt.Sprintf("mean recovery NMI %.4f over %d seeds %.3f, want ≥ %g", mean, len(nmi), nmi, minRecoveryNMI))
+	}
+	for i, v := range nmi {
+		if !(v >= minSeedRecoveryNMI) {
+			out = append(out, fmt.Sprintf("seed %d: recovery NMI %.3f, want ≥ %g", i+1, v, minSeedRecoveryNMI))
+		}
+	}
+	return out
 }
 
 // TestPlantedHierarchyProblems: the checks of TestPlantedHierarchyRecovered
@@ -287,8 +301,6 @@ func TestPlantedHierarchyProblems(t *testing.T) {
 		wants []string // substrings of the problems, none for a pass
 	}{
 		{"planted hierarchy", func(r *plantedResult) {}, nil},
-		{"low recovery", func(r *plantedResult) { r.NMI = minRecoveryNMI - 0.01 }, []string{fmt.Sprintf("recovery NMI %.3f", minRecoveryNMI-0.01)}},
-		{"NaN recovery", func(r *plantedResult) { r.NMI = math.NaN() }, []string{"recovery NMI NaN"}},
 		{"hollow level", func(r *plantedResult) { r.Share = []float64{0.05, 0.35, 0.6} }, []string{"level 0 holds 5.0%"}},
 		{"one level", func(r *plantedResult) { r.Share = []float64{1} }, []string{"at least two levels"}},
 		{"root takes no mass", func(r *plantedResult) {
@@ -317,5 +329,38 @@ func TestPlantedHierarchyProblems(t *testing.T) {
 	}
 }
 
-// plantedEpochs is the training length of TestPlantedHierarchyRecovered.
-const plantedEpochs = 4
+// plantedEpochs and plantedSeeds are the training length and the seeds
+// (1 to plantedSeeds) of TestPlantedHierarchyRecovered.
+const (
+	plantedEpochs = 4
+	plantedSeeds  = 6
+)
+
+// TestRecoveryProblems: the seeds' recovery passes on a mean at the bound
+// with every seed above the floor, and fails on a low mean, on one seed
+// under the floor however high the mean, on NaN and on no seeds.
+func TestRecoveryProblems(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		nmi  []float64
+		want []string
+	}{
+		{"at the bound", []float64{0.85, 0.69, 0.85, 0.785, 0.775, 0.855}, nil},
+		{"low mean", []float64{0.75, 0.75, 0.8}, []string{"mean recovery NMI 0.7667"}},
+		{"one seed under the floor", []float64{0.95, 0.95, 0.6}, []string{"seed 3: recovery NMI 0.600"}},
+		{"NaN", []float64{0.9, math.NaN()}, []string{"mean recovery NMI NaN", "seed 2: recovery NMI NaN"}},
+		{"no seeds", nil, []string{"over 0 seeds"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := recoveryProblems(c.nmi)
+			if len(got) != len(c.want) {
+				t.Fatalf("problems %q, want %d containing %q", got, len(c.want), c.want)
+			}
+			for i, w := range c.want {
+				if !strings.Contains(got[i], w) {
+					t.Errorf("problem %d: %q, want it to contain %q", i, got[i], w)
+				}
+			}
+		})
+	}
+}

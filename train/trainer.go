@@ -187,10 +187,11 @@ func setup(m *model.Model, g *corpus.Graph, s *corpus.Split, opt Options, env En
 		}
 		return nil, errors.New("train: no links among the training documents outside validation: the graph loss has nothing to learn from (use --knn-links to induce links from text similarity)")
 	}
-	// The hop features' basis reads the training documents' text (as the
-	// idf does); their propagation, like everything training sees, only
-	// the links among training documents outside validation.
-	in, err := m.PrepareInputs(g, s.Train, opt.Seed, env.Phases.Start)
+	// The idf, the hop features' basis and the decoder's background read
+	// the text of the training documents outside validation, as the
+	// features' propagation reads only the links among them: validation
+	// scores documents the model has never read, topics included.
+	in, err := m.PrepareInputs(g, h.Train, opt.Seed, env.Phases.Start)
 	if err != nil {
 		return nil, err
 	}
