@@ -31,13 +31,23 @@ func main() {
 func run(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("records", flag.ContinueOnError)
 	pair := fs.String("pair", "", "A,B: also print the paired differences A − B by seed (variants of a record, \"lda\" for LDA; run groups of validation.csv)")
+	ttest := fs.Bool("ttest", false, "with -pair: add each paired difference's t statistic, starred when beyond the two-sided 5% critical value")
+	fromValid := fs.Bool("from-valid", false, "print validation.csv rows (header first) for the --valid-only run folders given instead of a CSV")
+	build := fs.String("build", "", "with -from-valid: the build column (the binary's name)")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: records [-pair A,B] FILE.csv [GROUP-PATTERN...]\n")
+		fmt.Fprintf(fs.Output(), "usage: records [-pair A,B [-ttest]] FILE.csv [GROUP-PATTERN...]\n       records -from-valid [-build NAME] RUN-FOLDER...\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if *fromValid {
+		if err := writeFromValid(w, *build, fs.Args()); err != nil {
+			return fmt.Errorf("records: %w", err)
+		}
+		return nil
+	}
+	showT = *ttest
 	if fs.NArg() < 1 {
 		return errors.New("records: no CSV file given; usage: records [-pair A,B] FILE.csv [GROUP-PATTERN...]")
 	}

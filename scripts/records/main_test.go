@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -261,5 +262,82 @@ func TestRepositoryRecords(t *testing.T) {
 				t.Errorf("no table rebuilt from %s:\n%s", p, out)
 			}
 		})
+	}
+}
+
+// TestTTest: -ttest adds the paired t statistic, starred beyond the
+// two-sided 5% critical value (4.303 at 2 degrees of freedom, 12.706 at 1).
+func TestTTest(t *testing.T) {
+	csvText := `run,dataset,seed,last_knn_micro_f1,last_link_auc,npmi
+x-s1,ml,1,81.0,90,10
+x-s2,ml,2,81.1,91,10
+x-s3,ml,3,80.9,92,10
+y-s1,ml,1,80,90,11
+y-s2,ml,2,80,90,11
+y-s3,ml,3,80,90,11
+`
+	path := writeFile(t, "validation.csv", csvText)
+	defer func() { showT = false }()
+	pair := tableAfter(t, runOut(t, "-ttest", "-pair", "x,y", path), "x − y")
+	for col, want := range map[string]string{
+		// 1.0, 1.1, 0.9: mean 1.0, sd 0.1, t = 1/(0.1/√3) = 17.32.
+		"Δ kNN Micro-F1": "+1.0 ± 0.1 (3), 3/3, t = +17.32*",
+		// 0, 1, 2: mean 1, sd 1, t = √3 = 1.73 < 4.303.
+		"Δ link AUC": "+1.0 ± 1.0 (3), 2/3, t = +1.73",
+		// −1 on every seed: sd 0, an infinite t.
+		"Δ NPMI (%)": "−1.0 ± 0.0 (3), 3/3, t = −Inf*",
+	} {
+		if got := pair["x"][col]; got != want {
+			t.Errorf("%s = %q, want %q", col, got, want)
+		}
+	}
+	showT = false
+	if got := tableAfter(t, runOut(t, "-pair", "x,y", path), "x − y")["x"]["Δ kNN Micro-F1"]; strings.Contains(got, "t =") {
+		t.Errorf("without -ttest: %q has a t statistic", got)
+	}
+}
+
+// TestFromValid: -from-valid turns a --valid-only run folder into a
+// validation.csv row that the tables read back.
+func TestFromValid(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ml-x-s2")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	valid := `{"dataset":"ml","seed":2,"train_seconds":90.5,"epochs":6,"kept_epoch":6,
+"valid":{"knn_micro_f1":84.5,"knn_macro_f1":84.0,"link_auc":96.1,"log_perplexity":6.75},
+"topics":{"count":11,"depth":3,"per_level":[1,3,7],"npmi":0.12,"diversity":0.7,"level_share":[0.4,0.25,0.35],
+"specialization":[0.07,0.66,0.58],"npmi_per_level":[0.05,0.15,0.11],"diversity_per_level":[1,0.92,0.83],"pcc":-0.08},
+"history":[{"epoch":6,"valid_knn_micro_f1":84.5,"valid_knn_macro_f1":84.0,"valid_link_auc":96.1,"valid_log_perplexity":6.75}]}`
+	if err := os.WriteFile(filepath.Join(dir, "valid.json"), []byte(valid), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "command.txt"), []byte("gtformer train --valid-only --data ml --seed 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := runOut(t, "-from-valid", "-build", "gt9", dir)
+	tab, err := readTable(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tab.rows) != 1 {
+		t.Fatalf("%d rows, want 1:\n%s", len(tab.rows), out)
+	}
+	row := tab.rows[0]
+	for col, want := range map[string]string{
+		"run": "ml-x-s2", "dataset": "ml", "seed": "2", "build": "gt9", "command": "gtformer train --valid-only --data ml --seed 2",
+		"kept_knn_micro_f1": "84.5", "last_link_auc": "96.1", "npmi": "12", "pcc": "-8", "pcd": "", "per_level": "1/3/7",
+		"npmi_per_level": "5/15/11", "topics": "11",
+	} {
+		if row[col] != want {
+			t.Errorf("%s = %q, want %q", col, row[col], want)
+		}
+	}
+	groups := tableAfter(t, runOut(t, writeFile(t, "v.csv", out)), "Validation runs")
+	if got := groups["ml-x"]["NPMI (%)"]; got != "12.0 (1)" {
+		t.Errorf("read back: NPMI %q, want 12.0 (1)", got)
+	}
+	if err := run([]string{"-from-valid", filepath.Join(t.TempDir(), "missing")}, io.Discard); err == nil {
+		t.Error("a folder without valid.json gave no error")
 	}
 }

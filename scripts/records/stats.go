@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // stat is a mean and sample standard deviation (denominator n − 1, as the
@@ -76,13 +78,47 @@ func pairBySeed(a, b map[int]float64) (paired, bool) {
 	return p, true
 }
 
-// format renders "+mean ± sd (n), holds/n" with a true minus sign.
+// showT adds the t statistic to every paired cell (flag -ttest).
+var showT bool
+
+// format renders "+mean ± sd (n), holds/n" with a true minus sign, and
+// with showT ", t = x" starred when significant (tStat).
 func (p paired) format(digits int) string {
 	s := signed(p.diff.mean, digits)
 	if p.diff.n > 1 {
 		s += fmt.Sprintf(" ± %.*f", digits, p.diff.sd)
 	}
-	return fmt.Sprintf("%s (%d), %d/%d", s, p.diff.n, p.holds, p.diff.n)
+	s = fmt.Sprintf("%s (%d), %d/%d", s, p.diff.n, p.holds, p.diff.n)
+	if showT {
+		if t, sig, ok := p.tStat(); ok {
+			s += ", t = " + signed(t, 2)
+			if sig {
+				s += "*"
+			}
+		}
+	}
+	return s
+}
+
+// tStat is the paired t statistic mean/(sd/√n) and whether it is beyond
+// the two-sided 5% critical value of Student's t with n − 1 degrees of
+// freedom; ok is false under two pairs. Differences all exactly zero give
+// t = 0; equal non-zero differences (sd 0) give an infinite t.
+func (p paired) tStat() (t float64, significant, ok bool) {
+	d := p.diff
+	if d.n < 2 {
+		return 0, false, false
+	}
+	switch {
+	case d.mean == 0:
+		t = 0
+	case d.sd == 0:
+		t = math.Inf(int(math.Copysign(1, d.mean)))
+	default:
+		t = d.mean / (d.sd / math.Sqrt(float64(d.n)))
+	}
+	crit := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(d.n - 1)}.Quantile(0.975)
+	return t, math.Abs(t) > crit, true
 }
 
 func signed(x float64, digits int) string {
