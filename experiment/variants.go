@@ -45,7 +45,7 @@ var Variants = []Variant{
 		func(_ *model.Config, o *train.Options) { o.TopicInit = "random" }},
 	{"hops-1", "the paper's graph embedding: neighbours enter g_i through their own text (one hop), instead of nested over their own neighbours (two hops)",
 		func(c *model.Config, _ *train.Options) { c.Hops = 1 }},
-	{"nesting-full", "neighbours encoded in the same pass with gradients through them, instead of the per-epoch cache (issue 5); full nesting reaches one hop, so compare it with hops-1",
+	{"nesting-full", "neighbours encoded in the same pass with gradients through them, instead of the per-epoch cache; full nesting reaches one hop, so compare it with hops-1",
 		func(c *model.Config, o *train.Options) { o.Nesting, c.Hops = "full", 1 }},
 }
 

@@ -196,8 +196,17 @@ func describeResults(r *experiment.Results) string {
 
 func variantHelp() string {
 	var b strings.Builder
+	// Wrapped here with a hanging indent: help wraps a longer line at
+	// its spaces, which would lose the column.
+	const col = 22
 	for _, v := range experiment.Variants {
-		fmt.Fprintf(&b, "  %-19s %s\n", v.Name, v.About)
+		for i, line := range wrap(v.About, helpWidth-col) {
+			name := ""
+			if i == 0 {
+				name = v.Name
+			}
+			fmt.Fprintf(&b, "  %-*s%s\n", col-2, name, line)
+		}
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
