@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/gtformer/gtformer/pipeline"
 )
 
 // validationHeader is validation.csv's header, in its order.
@@ -17,43 +19,6 @@ var validationHeader = strings.Split("run,dataset,seed,build,command,epochs,kept
 	"kept_knn_micro_f1,kept_knn_macro_f1,kept_link_auc,kept_log_perplexity,"+
 	"topics,depth,per_level,npmi,diversity,level_share,specialization,npmi_per_level,diversity_per_level,"+
 	"pcc,pcd,sd,pncd", ",")
-
-// validJSON is the part of a --valid-only run's valid.json a row holds.
-type validJSON struct {
-	Dataset      string   `json:"dataset"`
-	Seed         uint64   `json:"seed"`
-	TrainSeconds float64  `json:"train_seconds"`
-	Epochs       int      `json:"epochs"`
-	KeptEpoch    int      `json:"kept_epoch"`
-	Valid        *figures `json:"valid"`
-	Topics       struct {
-		Count              int       `json:"count"`
-		Depth              int       `json:"depth"`
-		PerLevel           []int     `json:"per_level"`
-		NPMI               float64   `json:"npmi"`
-		Diversity          float64   `json:"diversity"`
-		LevelShare         []float64 `json:"level_share"`
-		Specialization     []float64 `json:"specialization"`
-		NPMIPerLevel       []float64 `json:"npmi_per_level"`
-		DiversityPerLevel  []float64 `json:"diversity_per_level"`
-		PCC, PCD, SD, PnCD *float64
-	} `json:"topics"`
-	History []struct {
-		Epoch int      `json:"epoch"`
-		F1    *float64 `json:"valid_knn_micro_f1"`
-		Macro *float64 `json:"valid_knn_macro_f1"`
-		AUC   *float64 `json:"valid_link_auc"`
-		Perp  *float64 `json:"valid_log_perplexity"`
-	} `json:"history"`
-}
-
-// figures are valid.json's validation metrics of the kept state.
-type figures struct {
-	F1    *float64 `json:"knn_micro_f1"`
-	Macro *float64 `json:"knn_macro_f1"`
-	AUC   *float64 `json:"link_auc"`
-	Perp  *float64 `json:"log_perplexity"`
-}
 
 // writeFromValid writes validation.csv rows (header first) for the
 // --valid-only run folders dirs: the run's name is the folder's name, its
@@ -82,7 +47,7 @@ func validRow(dir, build string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var v validJSON
+	var v pipeline.ValidReport
 	if err := json.Unmarshal(b, &v); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "valid.json"), err)
 	}
@@ -120,12 +85,12 @@ func validRow(dir, build string) ([]string, error) {
 	cells["per_level"] = strings.Join(per, "/")
 	if n := len(v.History); n > 0 {
 		h := v.History[n-1]
-		cells["last_knn_micro_f1"], cells["last_knn_macro_f1"] = num(h.F1, 1), num(h.Macro, 1)
-		cells["last_link_auc"], cells["last_log_perplexity"] = num(h.AUC, 1), num(h.Perp, 1)
+		cells["last_knn_micro_f1"], cells["last_knn_macro_f1"] = num(h.ValidF1, 1), num(h.ValidMacroF1, 1)
+		cells["last_link_auc"], cells["last_log_perplexity"] = num(h.ValidAUC, 1), num(h.ValidLogPerp, 1)
 	}
 	if k := v.Valid; k != nil {
-		cells["kept_knn_micro_f1"], cells["kept_knn_macro_f1"] = num(k.F1, 1), num(k.Macro, 1)
-		cells["kept_link_auc"], cells["kept_log_perplexity"] = num(k.AUC, 1), num(k.Perp, 1)
+		cells["kept_knn_micro_f1"], cells["kept_knn_macro_f1"] = num(k.KNNMicroF1, 1), num(k.KNNMacroF1, 1)
+		cells["kept_link_auc"], cells["kept_log_perplexity"] = num(k.LinkAUC, 1), num(k.LogPerplexity, 1)
 	}
 	row := make([]string, len(validationHeader))
 	for i, c := range validationHeader {
