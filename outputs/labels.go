@@ -1,9 +1,15 @@
 package outputs
 
 import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/gtformer/gtformer/edits"
 	"github.com/gtformer/gtformer/model"
 	"github.com/gtformer/gtformer/topictree"
 )
@@ -94,4 +100,46 @@ func Labels(m *model.Model, auto []string) (labels, sources []string) {
 		}
 	}
 	return labels, sources
+}
+
+// ReadTopics reads the topics.json of the model folder dir with the
+// labels of the folder's edit log over the ones written with it: a topic
+// renamed since (gtformer serve's PUT /v1/topics/{id}/label writes the log
+// in place) shows its new label.
+func ReadTopics(dir string) ([]Topic, error) {
+	path := filepath.Join(dir, TopicsFile)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("outputs: %w", err)
+	}
+	var topics []Topic
+	if err := json.Unmarshal(raw, &topics); err != nil {
+		return nil, fmt.Errorf("outputs: %s: %w", path, err)
+	}
+	cfgPath := filepath.Join(dir, model.ConfigFile)
+	cfgRaw, err := os.ReadFile(cfgPath)
+	if errors.Is(err, os.ErrNotExist) {
+		return topics, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("outputs: %w", err)
+	}
+	sc, err := model.ParseConfig(cfgPath, cfgRaw)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := sc.Files[edits.File]; !ok {
+		return topics, nil
+	}
+	l, err := edits.Read(dir)
+	if err != nil {
+		return nil, err
+	}
+	user := l.Labels()
+	for i, t := range topics {
+		if s, ok := user[t.ID]; ok {
+			topics[i].Label, topics[i].LabelSource = s, LabelUser
+		}
+	}
+	return topics, nil
 }

@@ -339,6 +339,16 @@ var RunFiles = []string{model.ConfigFile, model.TreeFile, model.WeightsFile, edi
 // WriteFiles are the files Write writes.
 var WriteFiles = []string{model.ConfigFile, model.TreeFile, model.WeightsFile, TopicsFile, TopicsTextFile, EmbeddingsFile, ThetaFile, MetricsFile}
 
+// MarshalJSON is v as WriteJSON writes it: indented, a NaN or infinite
+// number as null, with a final newline.
+func MarshalJSON(v any) ([]byte, error) {
+	b, _, err := encodeFinite(v)
+	if err != nil {
+		return nil, fmt.Errorf("outputs: %w", err)
+	}
+	return append(b, '\n'), nil
+}
+
 // writeJSON writes v as indented JSON, a non-finite float as null.
 func writeJSON(path string, v any) error {
 	b, _, err := encodeFinite(v)

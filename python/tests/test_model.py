@@ -149,7 +149,8 @@ class TreeAndTablesTest(unittest.TestCase):
         self.assertEqual(list(info["id"]), [t["id"] for t in self.topics])
         for row, t in zip(info.to_dict("records"), self.topics):
             words = [w["word"] for w in t["words"]]
-            self.assertEqual(row["label"], ", ".join(words[:3]))
+            self.assertEqual(row["label"], t["label"])
+            self.assertTrue(row["label"])
             self.assertEqual(row["label_source"], "auto")
             self.assertEqual(row["words"], words[:10])
             self.assertEqual(row["parent"], t["parent"])
