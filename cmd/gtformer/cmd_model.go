@@ -35,6 +35,8 @@ Prints the learned topic tree from DIR/topics.json (written by gtformer
 train): each topic with its level, its share of the training words, its
 label (the user's, from the folder's edit log, or an automatic one) and its
 top-10 words, those that its parent's top 10 also holds last, after "·".
+Curate the tree with gtformer topics label, merge, move, delete and reduce
+(each writes a new model folder; -h for each).
 --by-lift lists instead the words ranked by relevance to the parent,
 0.6·log β_t(w) + 0.4·log(β_t(w)/β_parent(w)) (LDAvis's relevance).`)
 	if err := parseFlags(fs, args); err != nil {
