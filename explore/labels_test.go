@@ -162,3 +162,32 @@ func TestRenameConcurrent(t *testing.T) {
 		t.Errorf("label %q, the log's last is %q", tp.Label, want)
 	}
 }
+
+// TestLayoutLegendLabels: on a corpus without labels the disk colours
+// documents by their main branch, named "#id label", and a rename shows
+// in the next layout.
+func TestLayoutLegendLabels(t *testing.T) {
+	fixture(t)
+	g := *fix.g
+	g.Labels, g.LabelNames = nil, nil
+	ix, err := New(fix.m, &g, fix.emb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo := ix.Layout(0)
+	root := ix.Tree().Nodes[0]
+	if lo.ColorBy != "topic" || len(lo.Colors) != len(root.Children) {
+		t.Fatalf("colour by %q, %d colours for %d branches", lo.ColorBy, len(lo.Colors), len(root.Children))
+	}
+	first := root.Children[0]
+	tp, _ := ix.Topic(first, 0, 1)
+	if want := fmt.Sprintf("#%d %s", first, tp.Label); lo.Colors[0] != want {
+		t.Errorf("colour 0 is %q, want %q", lo.Colors[0], want)
+	}
+	if _, err := ix.Rename(first, "Branch one", 1, func(*edits.Log) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if got := ix.Layout(0).Colors[0]; got != fmt.Sprintf("#%d Branch one", first) {
+		t.Errorf("after the rename, colour 0 is %q", got)
+	}
+}

@@ -433,6 +433,8 @@
   function renamed(t) {
     const n = state.byId.get(t.id);
     if (n) { n.label = t.label; n.label_source = t.label_source; }
+    // The disk's legend names the main branches by their labels.
+    if (state.layout && state.layout.color_by === 'topic') state.layout = null;
     drawOutline();
     select(t.id);
     drawView();
