@@ -2,7 +2,8 @@
 // model and its corpus, and the explorer page itself.
 //
 // An Index is built once from a model, its corpus and every document's
-// embedding and topic distribution θ; it is read-only afterwards and safe
+// embedding and topic distribution θ; it is read-only afterwards but for
+// the topics' user labels (Rename, under the index's own lock), and safe
 // for concurrent use. It answers the questions the page asks: the tree
 // with each topic's share and words (by weight, and by lift over the
 // parent), a topic's representative documents, a document's top topics,

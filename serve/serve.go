@@ -4,8 +4,8 @@
 // Endpoints (JSON unless noted):
 //
 //	GET  /healthz                       {"status": "ok" or "saturated", slots in use and limits}
-//	GET  /v1/info                       dimensions, curvature, counts, vocabulary, model hash, limits
-//	GET  /v1/tree                       {"nodes": [{id, parent, level, share, docs, children, words}]}
+//	GET  /v1/info                       dimensions, curvature, counts, vocabulary, model hash, limits, edits (renames taken)
+//	GET  /v1/tree                       {"nodes": [{id, parent, level, share, docs, children, words, label, label_source}]}
 //	GET  /v1/topics/{id}?limit&cursor   a topic, its children, words by weight and by lift, representative documents (paged)
 //	PUT  /v1/topics/{id}/label          {"label": "..."} → the renamed topic (with a token only; labelHandler)
 //	GET  /v1/documents/{id}             top topics of θ, path, the 10 nearest documents
