@@ -102,3 +102,37 @@ func TestWriteRefusesBadLog(t *testing.T) {
 		t.Errorf("a refused write left %s: %v", File, err)
 	}
 }
+
+// FuzzParse: any bytes either parse into a log whose every edit is well
+// formed (so Labels cannot fail) or give an error with the package prefix;
+// a parsed log writes and reads back the same.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		`{"format":"gtformer-edits/1","edits":[]}`,
+		`{"format":"gtformer-edits/1","edits":[{"op":"label","ids":[1],"label":"x","time":"2026-01-02T03:04:05Z"}]}`,
+		`{"format":"gtformer-edits/1","edits":[{"op":"merge","ids":[1,2]},{"op":"delete","ids":[3]},{"op":"move","ids":[4,0]}]}`,
+		`{"format":"gtformer-edits/1","edits":[{"op":"label","ids":[1,2],"label":"x"}]}`,
+		`{"format":"gtformer-edits/1","edits":[{"op":"label","ids":[],"label":"x"}]}`,
+		`null`, `[]`, ``,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		l, err := Parse("edits.json", raw)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "edits: ") {
+				t.Fatalf("error without the prefix: %v", err)
+			}
+			return
+		}
+		l.Labels()
+		dir := t.TempDir()
+		if err := Write(dir, l); err != nil {
+			t.Fatalf("a parsed log does not write: %v", err)
+		}
+		back, err := Read(dir)
+		if err != nil || back.Len() != l.Len() {
+			t.Fatalf("read back %v, %v", back, err)
+		}
+	})
+}
