@@ -108,3 +108,15 @@ func TestLabelsUserFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestWritten: an edited model's outputs include its edit log.
+func TestWritten(t *testing.T) {
+	m, _, _, _ := setup(t, false)
+	if got := outputs.Written(m); len(got) != len(outputs.WriteFiles) {
+		t.Errorf("a model without edits: %v", got)
+	}
+	m.Edits = (*edits.Log)(nil).With(edits.Edit{Op: edits.OpLabel, IDs: []int{0}, Label: "all"})
+	if got := outputs.Written(m); got[len(got)-1] != edits.File || len(got) != len(outputs.WriteFiles)+1 {
+		t.Errorf("an edited model: %v", got)
+	}
+}

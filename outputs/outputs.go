@@ -336,8 +336,19 @@ const (
 var RunFiles = []string{model.ConfigFile, model.TreeFile, model.WeightsFile, edits.File, TopicsFile, TopicsTextFile, EmbeddingsFile, ThetaFile,
 	MetricsFile, "curves.png", "curves.svg", "map.png", "map.svg", EvalFile, ValidFile}
 
-// WriteFiles are the files Write writes.
+// WriteFiles are the files Write writes for a model without edits
+// (Written names them for any model).
 var WriteFiles = []string{model.ConfigFile, model.TreeFile, model.WeightsFile, TopicsFile, TopicsTextFile, EmbeddingsFile, ThetaFile, MetricsFile}
+
+// Written returns the files Write writes for m: WriteFiles, and edits.File
+// when m has an edit log.
+func Written(m *model.Model) []string {
+	out := slices.Clone(WriteFiles)
+	if m.Edits.Len() > 0 {
+		out = append(out, edits.File)
+	}
+	return out
+}
 
 // MarshalJSON is v as WriteJSON writes it: indented, a NaN or infinite
 // number as null, with a final newline.
