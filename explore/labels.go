@@ -3,6 +3,7 @@ package explore
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -50,7 +51,7 @@ func (ix *Index) Rename(id int, label string, limit int, save func(*edits.Log) e
 		return nil, fmt.Errorf("topic %d: %w", id, ErrNotFound)
 	}
 	if err := edits.CheckLabel(label); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBadLabel, err)
+		return nil, fmt.Errorf("%w: %s", ErrBadLabel, strings.TrimPrefix(err.Error(), "edits: "))
 	}
 	l := &ix.labels
 	l.mu.Lock()
