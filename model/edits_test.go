@@ -1,6 +1,7 @@
 package model
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,5 +84,38 @@ func TestStrayEditsFileIgnored(t *testing.T) {
 	back, _, err := Load(dir)
 	if err != nil || back.Edits != nil {
 		t.Errorf("Load with a stray %s: %v, edits %v", edits.File, err, back.Edits)
+	}
+}
+
+// TestSaveEditsOldModel: a model saved before config.json recorded hashes
+// takes a label in place; config.json then records every file's hash.
+func TestSaveEditsOldModel(t *testing.T) {
+	dir, _ := savedTiny(t)
+	path := filepath.Join(dir, ConfigFile)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg map[string]any
+	if err := json.Unmarshal(raw, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	delete(cfg, "files")
+	raw, _ = json.Marshal(cfg)
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := SaveEdits(dir, labelLog(1, "old")); err != nil {
+		t.Fatal(err)
+	}
+	back, _, err := Load(dir)
+	if err != nil || back.Edits.Labels()[1] != "old" {
+		t.Fatalf("after SaveEdits: %v, %v", err, back.Edits.Labels())
+	}
+	raw, _ = os.ReadFile(path)
+	for _, name := range []string{TreeFile, WeightsFile, edits.File} {
+		if !strings.Contains(string(raw), `"`+name+`"`) {
+			t.Errorf("config.json records no hash of %s:\n%s", name, raw)
+		}
 	}
 }
