@@ -2,7 +2,8 @@
 // model and its corpus, and the explorer page itself.
 //
 // An Index is built once from a model, its corpus and every document's
-// embedding and topic distribution θ; it is read-only afterwards and safe
+// embedding and topic distribution θ; it is read-only afterwards but for
+// the topics' user labels (Rename, under the index's own lock), and safe
 // for concurrent use. It answers the questions the page asks: the tree
 // with each topic's share and words (by weight, and by lift over the
 // parent), a topic's representative documents, a document's top topics,
@@ -63,6 +64,7 @@ type Index struct {
 	docs   []int32         // per topic row: documents whose path passes through it (count)
 
 	layout *layout
+	labels labels
 
 	rankOnce []sync.Once
 	ranked   [][]int32 // per topic row: documents by θ_t descending (at most MaxRanked)
@@ -107,6 +109,10 @@ type Node struct {
 	Docs     int     `json:"docs"`
 	Children []int   `json:"children"`
 	Words    []Word  `json:"words"`
+	// Label names the topic: the user's (LabelSource "user") or the
+	// automatic one (LabelSource "auto"; outputs.AutoLabels).
+	Label       string `json:"label"`
+	LabelSource string `json:"label_source"`
 }
 
 // DocRef names a document with a snippet of its words.
@@ -251,6 +257,9 @@ func New(m *model.Model, g *corpus.Graph, emb *model.Embeddings) (*Index, error)
 		}
 	}
 	ix.topics = topics
+	ix.labels.auto = outputs.AutoLabels(tab, ix.beta, g.Vocab)
+	ix.labels.log = m.Edits
+	ix.labels.user = m.Edits.Labels()
 	ix.nodes = make([]Node, T)
 	for r, t := range topics {
 		nd := Node{ID: t.ID, Parent: t.Parent, Level: t.Level, Share: t.Share, Docs: int(ix.docs[r]), Children: t.Children}
@@ -285,8 +294,14 @@ type Tree struct {
 	Nodes []Node `json:"nodes"`
 }
 
-// Tree returns the topic tree.
-func (ix *Index) Tree() Tree { return Tree{Nodes: ix.nodes} }
+// Tree returns the topic tree, with the topics' current labels.
+func (ix *Index) Tree() Tree {
+	nodes := make([]Node, len(ix.nodes))
+	for r := range nodes {
+		nodes[r] = ix.node(r)
+	}
+	return Tree{Nodes: nodes}
+}
 
 // Search is a search's answer (GET /v1/search?q=): the topics where the
 // query ranks highest when it is a word of the vocabulary, and the
@@ -402,13 +417,13 @@ func (ix *Index) Topic(id, offset, limit int) (*Topic, error) {
 	if !ok {
 		return nil, fmt.Errorf("topic %d: %w", id, ErrNotFound)
 	}
-	nd := ix.nodes[r]
+	nd := ix.node(r)
 	t := &Topic{Node: nd, Sub: []Node{}, Documents: []DocRef{}}
 	for p := r; p >= 0; p = int(ix.m.Topics.Tables().Parent[p]) {
 		t.Path = append([]int{ix.nodes[p].ID}, t.Path...)
 	}
 	for _, c := range nd.Children {
-		t.Sub = append(t.Sub, ix.nodes[ix.rowOf[c]])
+		t.Sub = append(t.Sub, ix.node(ix.rowOf[c]))
 	}
 	t.ByWeight = append([]Word{}, ix.topics[r].Words...)
 	t.ByLift = append([]Word{}, ix.topics[r].LiftWords...)
@@ -513,10 +528,11 @@ func (ix *Index) Word(word string, k int) (*WordTopics, error) {
 
 // WriteDocTopicsCSV writes one row per document of docs (all documents
 // when nil): id, label, its top topic and that topic's θ, its path (topic
-// ids joined by "/"). The id and the label come from the corpus, so they
-// pass through csvsafe.Text: one that a spreadsheet would read as a formula
-// gets a leading single quote. The numbers are the program's own and are
-// written as they are.
+// ids joined by "/"), and the top topic's label. The ids, the labels of
+// documents and the labels of topics come from the corpus or the user, so
+// they pass through csvsafe.Text: one that a spreadsheet would read as a
+// formula gets a leading single quote. The numbers are the program's own
+// and are written as they are.
 func (ix *Index) WriteDocTopicsCSV(w io.Writer, docs []int) error {
 	if docs == nil {
 		docs = make([]int, ix.g.NumDocs())
@@ -525,7 +541,7 @@ func (ix *Index) WriteDocTopicsCSV(w io.Writer, docs []int) error {
 		}
 	}
 	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"id", "label", "top_topic", "top_theta", "path"}); err != nil {
+	if err := cw.Write([]string{"id", "label", "top_topic", "top_theta", "path", "top_topic_label"}); err != nil {
 		return fmt.Errorf("explore: doc-topics CSV: %w", err)
 	}
 	for _, i := range docs {
@@ -536,7 +552,9 @@ func (ix *Index) WriteDocTopicsCSV(w io.Writer, docs []int) error {
 		for k, p := range path {
 			ps[k] = strconv.Itoa(p)
 		}
-		rec := []string{csvsafe.Text(ix.DocID(i)), csvsafe.Text(ix.Label(i)), strconv.Itoa(top.ID), strconv.FormatFloat(top.Weight, 'f', 6, 64), strings.Join(ps, "/")}
+		name, _ := ix.labels.label(ix.rowOf[top.ID], top.ID)
+		rec := []string{csvsafe.Text(ix.DocID(i)), csvsafe.Text(ix.Label(i)), strconv.Itoa(top.ID), strconv.FormatFloat(top.Weight, 'f', 6, 64), strings.Join(ps, "/"),
+			csvsafe.Text(name)}
 		if err := cw.Write(rec); err != nil {
 			return fmt.Errorf("explore: doc-topics CSV: %w", err)
 		}

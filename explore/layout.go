@@ -48,7 +48,7 @@ type Layout struct {
 	Docs    []DocPoint   `json:"docs"`
 	Total   int          `json:"documents_total"`
 	ColorBy string       `json:"color_by"` // "label", or "topic": the document path's level-1 topic
-	Colors  []string     `json:"colors"`   // names of the colour classes
+	Colors  []string     `json:"colors"`   // names of the colour classes (a topic's: "#id label")
 	Density Density      `json:"density"`
 }
 
@@ -80,8 +80,11 @@ type layout struct {
 	color   []int16   // per document
 	perm    []int32   // a fixed random order of the documents (samples are its prefixes)
 	colorBy string
-	colors  []string
-	density Density
+	colors  []string // the labels' names (colorBy "label")
+	// colorTopics are the colour classes' topics, the root's children
+	// (colorBy "topic"), named with their labels when asked; nil otherwise.
+	colorTopics []int
+	density     Density
 }
 
 func newLayout(m *model.Model, emb *model.Embeddings, ix *Index) *layout {
@@ -172,7 +175,7 @@ func newLayout(m *model.Model, emb *model.Embeddings, ix *Index) *layout {
 		class := map[int]int16{}
 		for k, id := range root.Children {
 			class[id] = int16(k)
-			lo.colors = append(lo.colors, "topic "+strconv.Itoa(id))
+			lo.colorTopics = append(lo.colorTopics, id)
 		}
 		for i := range lo.color {
 			lo.color[i] = -1
@@ -263,6 +266,14 @@ func (ix *Index) Layout(sample int) *Layout {
 	lo := ix.layout
 	out := &Layout{Method: layoutMethod, Topics: lo.topics, Total: ix.g.NumDocs(),
 		ColorBy: lo.colorBy, Colors: lo.colors, Density: lo.density, Docs: []DocPoint{}}
+	if lo.colorTopics != nil {
+		// Named when asked: a topic may have been renamed since.
+		out.Colors = make([]string, len(lo.colorTopics))
+		for k, id := range lo.colorTopics {
+			name, _ := ix.labels.label(ix.rowOf[id], id)
+			out.Colors[k] = "#" + strconv.Itoa(id) + " " + name
+		}
+	}
 	for _, d := range ix.Sample(sample) {
 		out.Docs = append(out.Docs, DocPoint{ID: ix.DocID(d), X: float64(lo.xy[2*d]), Y: float64(lo.xy[2*d+1]), Color: int(lo.color[d])})
 	}

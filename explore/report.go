@@ -190,6 +190,8 @@ func reportPage(files fs.FS, data []byte) ([]byte, error) {
 		{`<meta name="generator" content="gtformer explorer">`, reportMarker},
 		{`<title>gtformer explorer</title>`, `<title>gtformer report</title>`},
 		{`<link rel="stylesheet" href="assets/style.css">`, "<style>\n" + css + "</style>"},
+		// A report takes no edits: no rename control.
+		{`<script src="assets/rename.js"></script>` + "\n", ""},
 		{`<script src="assets/app.js"></script>`, `<script id="gtformer-data" type="application/json">` + string(data) + "</script>\n<script>\n" + js + "</script>"},
 	}
 	for _, s := range steps {

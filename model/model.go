@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/gtformer/gtformer/corpus"
+	"github.com/gtformer/gtformer/edits"
 	"github.com/gtformer/gtformer/features"
 	"github.com/gtformer/gtformer/lorentz"
 	"github.com/gtformer/gtformer/nn"
@@ -66,6 +67,11 @@ type Model struct {
 	// saved in config.json (train.New sets it); nil for a model never
 	// trained or saved before fingerprints.
 	Corpus *corpus.Fingerprint
+
+	// Edits is the user's curation of the topic tree (edits.json: labels,
+	// merges, moves, deletions), which Save writes and Load reads back;
+	// nil for a model never edited.
+	Edits *edits.Log
 
 	dropSrc *rand.PCG  // reseeded per epoch (SeedDropout) so resumed runs match
 	rng     *rand.Rand // dropout masks, drawn from dropSrc

@@ -15,6 +15,7 @@ import (
 	"slices"
 
 	"github.com/gtformer/gtformer/corpus"
+	"github.com/gtformer/gtformer/edits"
 	"github.com/gtformer/gtformer/features"
 	"github.com/gtformer/gtformer/internal/atomicfile"
 	"github.com/gtformer/gtformer/internal/filehash"
@@ -39,8 +40,9 @@ type SavedConfig struct {
 	Config Config              `json:"model"`
 	Corpus *corpus.Fingerprint `json:"corpus,omitempty"`
 	// Files is the hex SHA-256 of every other file the model needs
-	// (TreeFile, WeightsFile), checked by Load; nil in models saved
-	// before it, which Load reads unchecked.
+	// (TreeFile, WeightsFile, and edits.File when the model has an edit
+	// log), checked by Load; nil in models saved before it, which Load
+	// reads unchecked.
 	Files map[string]string `json:"files,omitempty"`
 }
 
@@ -77,16 +79,19 @@ func (m *Model) Save(dir string, seed uint64) error {
 	if err := safetensors.WriteFile(filepath.Join(dir, WeightsFile), ts, meta); err != nil {
 		return fmt.Errorf("model: save: %w", err)
 	}
+	names := []string{TreeFile, WeightsFile}
+	if m.Edits.Len() > 0 {
+		if err := edits.Write(dir, m.Edits); err != nil {
+			return fmt.Errorf("model: save: %w", err)
+		}
+		names = append(names, edits.File)
+	}
 	// config.json last, with the hashes of the files just written: a save
 	// cut short leaves a config.json whose hashes name the earlier files,
 	// which Load then refuses rather than mixing two models.
-	files := map[string]string{}
-	for _, name := range []string{TreeFile, WeightsFile} {
-		_, sum, err := filehash.SHA256(filepath.Join(dir, name))
-		if err != nil {
-			return fmt.Errorf("model: save: %w", err)
-		}
-		files[name] = sum
+	files, err := hashFiles(dir, names)
+	if err != nil {
+		return fmt.Errorf("model: save: %w", err)
 	}
 	sc := SavedConfig{Format: "gtformer-model/1", Seed: seed, Config: m.Cfg, Corpus: m.Corpus, Files: files}
 	if err := atomicfile.WriteJSON(filepath.Join(dir, ConfigFile), sc); err != nil {
@@ -95,9 +100,62 @@ func (m *Model) Save(dir string, seed uint64) error {
 	return nil
 }
 
+// hashFiles returns the hex SHA-256 of each named file of dir.
+func hashFiles(dir string, names []string) (map[string]string, error) {
+	files := map[string]string{}
+	for _, name := range names {
+		_, sum, err := filehash.SHA256(filepath.Join(dir, name))
+		if err != nil {
+			return nil, err
+		}
+		files[name] = sum
+	}
+	return files, nil
+}
+
+// SaveEdits replaces the edit log of the model saved in dir by l, in
+// place (a label needs no new weights): edits.json, then config.json with
+// its new SHA-256. The model in dir must load (its files unchanged).
+func SaveEdits(dir string, l *edits.Log) error {
+	path := filepath.Join(dir, ConfigFile)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("model: save edits: %w", err)
+	}
+	sc, err := ParseConfig(path, raw)
+	if err != nil {
+		return err
+	}
+	if err := verifyFiles(dir, sc); err != nil {
+		return err
+	}
+	if err := edits.Write(dir, l); err != nil {
+		return fmt.Errorf("model: save edits: %w", err)
+	}
+	if sc.Files == nil {
+		// A model saved before hashes: record them all now.
+		if sc.Files, err = hashFiles(dir, []string{TreeFile, WeightsFile}); err != nil {
+			return fmt.Errorf("model: save edits: %w", err)
+		}
+	}
+	sum, err := hashFiles(dir, []string{edits.File})
+	if err != nil {
+		return fmt.Errorf("model: save edits: %w", err)
+	}
+	sc.Files[edits.File] = sum[edits.File]
+	if err := atomicfile.WriteJSON(path, sc); err != nil {
+		return fmt.Errorf("model: save edits: %w", err)
+	}
+	return nil
+}
+
 // verifyFiles checks the files config.json names against their hashes.
 func verifyFiles(dir string, sc *SavedConfig) error {
-	for _, name := range []string{TreeFile, WeightsFile} {
+	names := []string{TreeFile, WeightsFile}
+	if _, ok := sc.Files[edits.File]; ok {
+		names = append(names, edits.File)
+	}
+	for _, name := range names {
 		want, ok := sc.Files[name]
 		if !ok {
 			if sc.Files == nil {
@@ -181,6 +239,13 @@ func Load(dir string) (*Model, uint64, error) {
 	m.SetTree(tree)
 	if err := m.LoadWeights(filepath.Join(dir, WeightsFile)); err != nil {
 		return nil, 0, err
+	}
+	// The log is the model's only when config.json names it: a file of
+	// its name left beside a model saved without one is not read.
+	if _, ok := sc.Files[edits.File]; ok {
+		if m.Edits, err = edits.Read(dir); err != nil {
+			return nil, 0, fmt.Errorf("model: load: %w", err)
+		}
 	}
 	return m, sc.Seed, nil
 }

@@ -13,9 +13,11 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gtformer/gtformer/corpus"
+	"github.com/gtformer/gtformer/edits"
 	"github.com/gtformer/gtformer/evaluate"
 	"github.com/gtformer/gtformer/internal/atomicfile"
 	"github.com/gtformer/gtformer/model"
@@ -34,6 +36,11 @@ type Topic struct {
 	// for the root.
 	LiftWords []WordProb `json:"lift_words,omitempty"`
 	Share     float64    `json:"share"` // s_t over the documents embedded
+	// Label names the topic: the user's (LabelSource "user", from the
+	// model's edit log) or AutoLabels' (LabelSource "auto"). Empty only
+	// in topics.json files written before labels.
+	Label       string `json:"label"`
+	LabelSource string `json:"label_source"`
 }
 
 // WordProb is a word with its probability under a topic and, in
@@ -91,6 +98,7 @@ func Topics(m *model.Model, g *corpus.Graph, theta []float32, lengths []int) []T
 	words := m.TopicWords(topWords)
 	beta := m.Beta()
 	V := len(beta) / tab.T
+	labels, sources := Labels(m, AutoLabels(tab, beta, g.Vocab))
 	share := make([]float64, tab.T)
 	var total float64
 	for i, l := range lengths {
@@ -102,7 +110,8 @@ func Topics(m *model.Model, g *corpus.Graph, theta []float32, lengths []int) []T
 	out := make([]Topic, tab.T)
 	for r := 0; r < tab.T; r++ {
 		id := tab.ID[r]
-		t := Topic{ID: id, Parent: tree.Parent(id), Level: int(tab.Level[r]), Children: append([]int{}, tree.Children(id)...)}
+		t := Topic{ID: id, Parent: tree.Parent(id), Level: int(tab.Level[r]), Children: append([]int{}, tree.Children(id)...),
+			Label: labels[r], LabelSource: sources[r]}
 		if total > 0 {
 			t.Share = share[r] / total
 		}
@@ -157,9 +166,10 @@ const textWords = 10
 // WriteTopicsText renders the tree from topics alone (no model needed), one
 // line per topic, indented by level:
 //
-//	7 L2 (23.9%) network neural distribution · model algorithm
+//	7 L2 (23.9%) "neural, network, deep" network neural distribution · model algorithm
 //
-// id, level, share of the words, then the top-10 words by weight: first
+// id, level, share of the words, the label (quoted as Go quotes strings;
+// absent when the topic has none), then the top-10 words by weight: first
 // those that the parent's top 10 does not hold, then, after "·", those it
 // does (the words the parent already explains, de-emphasised). With
 // ByLift the words are the top 10 of LiftWords (the root keeps its words
@@ -187,7 +197,11 @@ func WriteTopicsText(w io.Writer, topics []Topic, opt TextOptions) error {
 		}
 		seen[i] = true
 		t := topics[i]
-		fmt.Fprintf(bw, "%s%d L%d (%.1f%%) %s\n", strings.Repeat("  ", t.Level), t.ID, t.Level, 100*t.Share, topicLine(t, topics, byID, opt))
+		label := ""
+		if t.Label != "" {
+			label = strconv.Quote(t.Label) + " "
+		}
+		fmt.Fprintf(bw, "%s%d L%d (%.1f%%) %s%s\n", strings.Repeat("  ", t.Level), t.ID, t.Level, 100*t.Share, label, topicLine(t, topics, byID, opt))
 		for c := len(t.Children) - 1; c >= 0; c-- {
 			j, ok := byID[t.Children[c]]
 			if !ok {
@@ -299,7 +313,8 @@ func UndefinedNotes(v any) ([]string, error) {
 func WriteJSON(path string, v any) error { return writeJSON(path, v) }
 
 // Files a training run writes into its output directory, besides its
-// checkpoint: the model (model.ConfigFile, TreeFile, WeightsFile), then
+// checkpoint: the model (model.ConfigFile, TreeFile, WeightsFile, and
+// edits.File for an edited model), then
 // TopicsFile ... MetricsFile (all written by Write), the learning curves
 // and the document map (when there is something to draw), an evaluation's
 // EvalFile, and a validation-only run's ValidFile.
@@ -318,11 +333,32 @@ const (
 // RunFiles lists every file a run may write into its output directory, so
 // that a directory trained into again can be cleaned of the previous run's
 // files this run did not write (package pipeline).
-var RunFiles = []string{model.ConfigFile, model.TreeFile, model.WeightsFile, TopicsFile, TopicsTextFile, EmbeddingsFile, ThetaFile,
+var RunFiles = []string{model.ConfigFile, model.TreeFile, model.WeightsFile, edits.File, TopicsFile, TopicsTextFile, EmbeddingsFile, ThetaFile,
 	MetricsFile, "curves.png", "curves.svg", "map.png", "map.svg", EvalFile, ValidFile}
 
-// WriteFiles are the files Write writes.
+// WriteFiles are the files Write writes for a model without edits
+// (Written names them for any model).
 var WriteFiles = []string{model.ConfigFile, model.TreeFile, model.WeightsFile, TopicsFile, TopicsTextFile, EmbeddingsFile, ThetaFile, MetricsFile}
+
+// Written returns the files Write writes for m: WriteFiles, and edits.File
+// when m has an edit log.
+func Written(m *model.Model) []string {
+	out := slices.Clone(WriteFiles)
+	if m.Edits.Len() > 0 {
+		out = append(out, edits.File)
+	}
+	return out
+}
+
+// MarshalJSON is v as WriteJSON writes it: indented, a NaN or infinite
+// number as null, with a final newline.
+func MarshalJSON(v any) ([]byte, error) {
+	b, _, err := encodeFinite(v)
+	if err != nil {
+		return nil, fmt.Errorf("outputs: %w", err)
+	}
+	return append(b, '\n'), nil
+}
 
 // writeJSON writes v as indented JSON, a non-finite float as null.
 func writeJSON(path string, v any) error {

@@ -112,9 +112,11 @@ func checkTopicsJSON(t *testing.T, dir string, m *model.Model, g *corpus.Graph, 
 	if err := json.Unmarshal(raw, &generic); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"id", "parent", "level", "children", "words", "share"} {
-		if _, ok := generic[0][k]; !ok {
-			t.Errorf("topics.json entries lack %q", k)
+	for _, k := range []string{"id", "parent", "level", "children", "words", "share", "label", "label_source"} {
+		for _, e := range generic {
+			if _, ok := e[k]; !ok {
+				t.Errorf("topics.json entry %v lacks %q", e["id"], k)
+			}
 		}
 	}
 	tab := m.Topics.Tables()
@@ -151,6 +153,9 @@ func checkTopicsJSON(t *testing.T, dir string, m *model.Model, g *corpus.Graph, 
 			}
 		}
 		checkLiftWords(t, tp, r, m, g)
+		if tp.Label == "" || tp.LabelSource != outputs.LabelAuto {
+			t.Errorf("topic %d: label %q from %q, want an automatic label", tp.ID, tp.Label, tp.LabelSource)
+		}
 		if want := share[r] / lenSum; math.Abs(tp.Share-want) > 1e-9 {
 			t.Errorf("topic %d share %g, want %g", tp.ID, tp.Share, want)
 		}
@@ -194,6 +199,18 @@ func checkTopicsText(t *testing.T, dir string, topics []outputs.Topic) {
 		body := strings.TrimLeft(line, " ")
 		indent := len(line) - len(body)
 		fields := strings.Fields(body)
+		// The quoted label after the share, then the words.
+		if len(fields) > 3 {
+			head := strings.Join(fields[:3], " ") + " "
+			q, err := strconv.QuotedPrefix(body[len(head):])
+			if err != nil {
+				t.Fatalf("line %q: no quoted label after the share: %v", line, err)
+			}
+			if id, _ := strconv.Atoi(fields[0]); byID[id].Label != mustUnquote(t, q) {
+				t.Errorf("line %q: label %s, topics.json has %q", line, q, byID[id].Label)
+			}
+			fields = append(fields[:3], strings.Fields(body[len(head)+len(q):])...)
+		}
 		if len(fields) < 13 {
 			t.Fatalf("line %q: want id, level, share and 10 words", line)
 		}
@@ -414,6 +431,15 @@ func checkLiftWords(t *testing.T, tp outputs.Topic, r int, m *model.Model, g *co
 	}
 }
 
+func mustUnquote(t *testing.T, q string) string {
+	t.Helper()
+	s, err := strconv.Unquote(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // TestWriteTopicsTextByLift renders a hand-made three-topic tree: the child
 // lists its own words first, then those of the parent's top 10 after "·";
 // by lift it lists its lift words; a child missing from the topics is an
@@ -428,14 +454,15 @@ func TestWriteTopicsTextByLift(t *testing.T) {
 	}
 	topics := []outputs.Topic{
 		{ID: 0, Parent: -1, Level: 0, Children: []int{4}, Words: wp("the", "of", "model"), Share: 0.25},
-		{ID: 4, Parent: 0, Level: 1, Children: []int{}, Words: wp("model", "neural", "the", "network"), LiftWords: wp("neural", "network"), Share: 0.75},
+		{ID: 4, Parent: 0, Level: 1, Children: []int{}, Words: wp("model", "neural", "the", "network"), LiftWords: wp("neural", "network"), Share: 0.75,
+			Label: `nets "deep"`, LabelSource: outputs.LabelUser},
 	}
 	for _, tc := range []struct {
 		opt  outputs.TextOptions
 		want string
 	}{
-		{outputs.TextOptions{}, "0 L0 (25.0%) the of model\n  4 L1 (75.0%) neural network · model the\n"},
-		{outputs.TextOptions{ByLift: true}, "0 L0 (25.0%) the of model\n  4 L1 (75.0%) neural network\n"},
+		{outputs.TextOptions{}, "0 L0 (25.0%) the of model\n  4 L1 (75.0%) \"nets \\\"deep\\\"\" neural network · model the\n"},
+		{outputs.TextOptions{ByLift: true}, "0 L0 (25.0%) the of model\n  4 L1 (75.0%) \"nets \\\"deep\\\"\" neural network\n"},
 	} {
 		var b strings.Builder
 		if err := outputs.WriteTopicsText(&b, topics, tc.opt); err != nil {

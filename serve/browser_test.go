@@ -22,6 +22,7 @@ import (
 
 	"github.com/gtformer/gtformer/explore"
 	"github.com/gtformer/gtformer/internal/shared"
+	"github.com/gtformer/gtformer/model"
 )
 
 // chromiumPath finds Debian's chromium. Without it the browser tests skip
@@ -171,6 +172,9 @@ func explorerChecks(t *testing.T, b *browser, ix *explore.Index, prefix string) 
 		if w := n.Words[0].Word; !strings.Contains(outline, w) {
 			t.Errorf("the outline does not show topic %d's top word %q", n.ID, w)
 		}
+		if !strings.Contains(outline, n.Label) {
+			t.Errorf("the outline does not show topic %d's label %q", n.ID, n.Label)
+		}
 	}
 
 	// Clicking a leaf topic in the outline opens its panel.
@@ -271,6 +275,54 @@ func TestBrowserExplorer(t *testing.T) {
 	}
 }
 
+// TestBrowserRename renames a topic from its panel on a server that takes
+// edits: the panel and the outline show the new label, and the model
+// folder's edit log holds it. A refused label shows the server's reason.
+func TestBrowserRename(t *testing.T) {
+	h, ix, dir := editableServer(t)
+	b := newBrowser(t)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	id := ix.Tree().Nodes[1].ID
+	b.run(t, "navigate", chromedp.Navigate(srv.URL+"/?token="+labelToken), chromedp.WaitVisible(`body[data-ready="true"]`))
+	var refused string
+	b.run(t, "refused label",
+		chromedp.Click(fmt.Sprintf(`#outline .topic-label[data-topic="%d"]`, id), chromedp.ByQuery),
+		chromedp.WaitVisible(fmt.Sprintf(`#panel[data-kind="topic"][data-id="%d"] #rename-open`, id), chromedp.ByQuery),
+		chromedp.Click(`#rename-open`, chromedp.ByQuery),
+		// Past the field's maxlength, as a script may set it: the server refuses.
+		chromedp.Evaluate(`document.getElementById('rename-input').value = 'x'.repeat(81)`, nil),
+		chromedp.Click(`#rename-save`, chromedp.ByQuery),
+		chromedp.Poll(`document.getElementById('rename-error').textContent`, &refused))
+	if !strings.Contains(refused, "at most 80 bytes") {
+		t.Errorf("refused label: the page says %q", refused)
+	}
+	var name, outline string
+	b.run(t, "rename",
+		chromedp.SetValue(`#rename-input`, "Planted branch", chromedp.ByQuery),
+		chromedp.Click(`#rename-save`, chromedp.ByQuery),
+		chromedp.Poll(`document.getElementById('topic-name').textContent === 'Planted branch'`, nil),
+		chromedp.Text(`#topic-name`, &name, chromedp.ByQuery),
+		chromedp.Text(`#outline`, &outline, chromedp.ByQuery))
+	if name != "Planted branch" || !strings.Contains(outline, "Planted branch") {
+		t.Errorf("after the rename: panel %q, outline holds it: %v", name, strings.Contains(outline, "Planted branch"))
+	}
+	m, _, err := model.Load(dir)
+	if err != nil || m.Edits.Labels()[id] != "Planted branch" {
+		t.Errorf("the folder's model: %v, labels %v", err, m.Edits.Labels())
+	}
+	b.screenshot(t, "explorer-rename")
+	if p := b.problems(); len(p) > 0 {
+		// The refused PUT is a 400 the browser logs as a failed request.
+		for _, x := range p {
+			if !strings.Contains(x, "400") {
+				t.Errorf("console errors: %v", p)
+				break
+			}
+		}
+	}
+}
+
 // exportChecks clicks the four export buttons (the disk view is shown)
 // and checks the downloaded files: an SVG, a PNG, the tree as JSON and the
 // document→topic CSV of csvRows documents.
@@ -290,7 +342,7 @@ func exportChecks(t *testing.T, b *browser, ix *explore.Index, csvRows int) {
 			return json.Unmarshal(b, &tr) == nil && len(tr.Nodes) == len(ix.Tree().Nodes)
 		},
 		"gtformer-doc-topics.csv": func(b []byte) bool {
-			return bytes.HasPrefix(b, []byte("id,label,top_topic,top_theta,path\n")) && bytes.Count(b, []byte("\n")) == csvRows+1
+			return bytes.HasPrefix(b, []byte("id,label,top_topic,top_theta,path,top_topic_label\n")) && bytes.Count(b, []byte("\n")) == csvRows+1
 		},
 	}
 	deadline := time.Now().Add(time.Minute)

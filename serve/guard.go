@@ -24,10 +24,10 @@ import (
 //     sends the attacker's name.
 //  3. With Options.Token set, every request but the page, its assets and
 //     /healthz needs "Authorization: Bearer <token>" (401 otherwise).
-//  4. A POST body must be Content-Type application/json (415 otherwise):
+//  4. A POST or PUT body must be Content-Type application/json (415 otherwise):
 //     a cross-site form or text/plain fetch cannot send it without a CORS
 //     preflight, which this server never grants.
-//  5. A POST body is read whole, within Options.BodyTimeout (408 beyond),
+//  5. A POST or PUT body is read whole, within Options.BodyTimeout (408 beyond),
 //     before the request takes an in-flight slot, so that slow senders
 //     hold connections but never the slots the other requests need.
 //  6. The answer is made in memory under the slot and sent after it is
@@ -129,7 +129,7 @@ func (g guard) authorized(r *http.Request) bool {
 	return subtle.ConstantTimeCompare(sum[:], g.token) == 1
 }
 
-// bodyFirst reads a POST body (checks 4 and 5 above) and hands the request
+// bodyFirst reads a POST or PUT body (checks 4 and 5 above) and hands the request
 // on with the body in memory.
 type bodyFirst struct {
 	maxBody int64

@@ -53,7 +53,11 @@ func (h infoHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, struct {
 		explore.Info
 		Limits Limits `json:"limits"`
-	}{h.ix.Info(), Limits{MaxBody: h.opt.MaxBody, MaxDocs: h.opt.MaxDocs, MaxK: h.opt.MaxK, MaxPage: h.opt.MaxPage}})
+		// Edits: the server takes PUT /v1/topics/{id}/label (a token and
+		// a writable model folder).
+		Edits bool `json:"edits"`
+	}{h.ix.Info(), Limits{MaxBody: h.opt.MaxBody, MaxDocs: h.opt.MaxDocs, MaxK: h.opt.MaxK, MaxPage: h.opt.MaxPage},
+		h.opt.Token != "" && h.opt.SaveEdits != nil})
 }
 
 type treeHandler struct{ ix *explore.Index }

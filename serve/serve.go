@@ -4,9 +4,10 @@
 // Endpoints (JSON unless noted):
 //
 //	GET  /healthz                       {"status": "ok" or "saturated", slots in use and limits}
-//	GET  /v1/info                       dimensions, curvature, counts, vocabulary, model hash, limits
-//	GET  /v1/tree                       {"nodes": [{id, parent, level, share, docs, children, words}]}
+//	GET  /v1/info                       dimensions, curvature, counts, vocabulary, model hash, limits, edits (renames taken)
+//	GET  /v1/tree                       {"nodes": [{id, parent, level, share, docs, children, words, label, label_source}]}
 //	GET  /v1/topics/{id}?limit&cursor   a topic, its children, words by weight and by lift, representative documents (paged)
+//	PUT  /v1/topics/{id}/label          {"label": "..."} → the renamed topic (with a token only; labelHandler)
 //	GET  /v1/documents/{id}             top topics of θ, path, the 10 nearest documents
 //	GET  /v1/words/{word}               the topics where a word ranks highest
 //	GET  /v1/search?q=                  q as a word (its topics) and as a document id
@@ -16,7 +17,9 @@
 //	POST /v1/neighbors                  {"embedding": [...]} or {"doc": id}, "k" → nearest documents with distances
 //
 // Errors are {"error": "..."} naming the problem: 400 for malformed JSON,
-// unknown fields and bad values, 404 for an unknown topic, document, word
+// unknown fields and bad values (a label that is empty, over 80 bytes or
+// holds a control character), 403 for an edit on a server without a token
+// or with a model folder it cannot write, 404 for an unknown topic, document, word
 // or path, 405 (with Allow) for a wrong method, 408 for a body that did not
 // arrive within Options.BodyTimeout, 413 for a body over Options.MaxBody or
 // more documents than Options.MaxDocs, 415 for a POST body not sent as
@@ -37,7 +40,8 @@
 // as "Authorization: Bearer T" with every API request.
 //
 // Every handler is a struct holding its dependencies. The index and the
-// model are read-only, so requests run concurrently without locks.
+// model are read-only but for the topics' labels, which the index guards
+// with its own lock, so requests run concurrently.
 package serve
 
 import (
@@ -55,6 +59,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/gtformer/gtformer/edits"
 	"github.com/gtformer/gtformer/explore"
 )
 
@@ -81,6 +86,10 @@ type Options struct {
 	// Token, when not empty, is the bearer token every request but the
 	// page, its assets and /healthz must carry; empty: none needed.
 	Token string
+	// SaveEdits writes the model's edit log after a topic is renamed
+	// (model.SaveEdits into the served model folder); nil: the server
+	// takes no edits. Edits are taken only with a Token.
+	SaveEdits func(*edits.Log) error
 }
 
 // DefaultOptions are the limits of gtformer serve.
@@ -144,6 +153,7 @@ func New(ix *explore.Index, opt Options) *Server {
 	s.route("GET", "/v1/info", api(infoHandler{ix: ix, opt: opt}))
 	s.route("GET", "/v1/tree", api(treeHandler{ix: ix}))
 	s.route("GET", "/v1/topics/{id}", api(topicHandler{ix: ix, maxPage: opt.MaxPage}))
+	s.route("PUT", "/v1/topics/{id}/label", post(labelHandler{ix: ix, opt: opt}))
 	s.route("GET", "/v1/documents/{id}", api(documentHandler{ix: ix}))
 	s.route("GET", "/v1/words/{word}", api(wordHandler{ix: ix}))
 	s.route("GET", "/v1/search", api(searchHandler{ix: ix}))

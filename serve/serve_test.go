@@ -22,7 +22,7 @@ func do(t *testing.T, h http.Handler, method, target, body string) *httptest.Res
 	}
 	// A loopback Host, as a local client sends; a POST body as JSON.
 	req := httptest.NewRequest(method, "http://127.0.0.1:8080"+target, r)
-	if method == "POST" {
+	if method == "POST" || method == "PUT" {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	w := httptest.NewRecorder()
@@ -55,6 +55,9 @@ func TestEndpoints(t *testing.T) {
 		{"info", "GET", "/v1/info", "", 200, fmt.Sprintf(`"dim":%d`, ix.Info().Dim)},
 		{"info hash", "GET", "/v1/info", "", 200, `"model_sha256":"`},
 		{"tree", "GET", "/v1/tree", "", 200, `"word":"` + top + `"`},
+		{"tree labels", "GET", "/v1/tree", "", 200, `"label_source":"auto"`},
+		{"info edits", "GET", "/v1/info", "", 200, `"edits":false`},
+		{"label without token", "PUT", "/v1/topics/1/label", `{"label":"x"}`, 403, `needs a server started with a token`},
 		{"topic", "GET", "/v1/topics/1?limit=3", "", 200, `"words_by_lift":[{`},
 		{"topic page 2", "GET", "/v1/topics/0?limit=3&cursor=3", "", 200, `"next_cursor":"6"`},
 		{"topic id not int", "GET", "/v1/topics/abc", "", 400, `topic id \"abc\" is not an integer`},
@@ -75,7 +78,7 @@ func TestEndpoints(t *testing.T) {
 		{"layout", "GET", "/v1/layout?sample=5", "", 200, `"density":{"size":64`},
 		{"layout sample", "GET", "/v1/layout?sample=-2", "", 400, `parameter sample`},
 		{"layout sample over", "GET", "/v1/layout?sample=20001", "", 400, `parameter sample`},
-		{"csv", "GET", "/v1/export/doc-topics.csv", "", 200, "id,label,top_topic,top_theta,path\n0,"},
+		{"csv", "GET", "/v1/export/doc-topics.csv", "", 200, "id,label,top_topic,top_theta,path,top_topic_label\n0,"},
 		{"page", "GET", "/", "", 200, `<script src="assets/app.js">`},
 		{"script", "GET", "/assets/app.js", "", 200, `'use strict'`},
 		{"tree POST", "POST", "/v1/tree", "", 405, `method POST is not allowed on /v1/tree: use GET`},

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/gtformer/gtformer/corpus"
@@ -34,8 +32,11 @@ func runTopics(args []string, stdout, stderr io.Writer) error {
 	byLift := fs.Bool("by-lift", false, "list each topic's words by relevance to its parent (what it adds to the parent) instead of by weight")
 	describe(fs, stderr, "--model DIR [--json] [--by-lift]", `
 Prints the learned topic tree from DIR/topics.json (written by gtformer
-train): each topic with its level, its share of the training words and its
+train): each topic with its level, its share of the training words, its
+label (the user's, from the folder's edit log, or an automatic one) and its
 top-10 words, those that its parent's top 10 also holds last, after "·".
+Curate the tree with gtformer topics label, merge, move, delete and reduce
+(each writes a new model folder; -h for each).
 --by-lift lists instead the words ranked by relevance to the parent,
 0.6·log β_t(w) + 0.4·log(β_t(w)/β_parent(w)) (LDAvis's relevance).`)
 	if err := parseFlags(fs, args); err != nil {
@@ -47,21 +48,20 @@ top-10 words, those that its parent's top 10 also holds last, after "·".
 	if *dir == "" {
 		return usagef("--model is required")
 	}
-	path := filepath.Join(*dir, outputs.TopicsFile)
-	raw, err := os.ReadFile(path)
+	topics, err := outputs.ReadTopics(*dir)
 	if err != nil {
 		return err
 	}
 	if *asJSON {
-		_, err := stdout.Write(raw)
+		b, err := outputs.MarshalJSON(topics)
+		if err != nil {
+			return err
+		}
+		_, err = stdout.Write(b)
 		return err
 	}
-	var topics []outputs.Topic
-	if err := json.Unmarshal(raw, &topics); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
 	if err := outputs.WriteTopicsText(stdout, topics, outputs.TextOptions{ByLift: *byLift}); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: %w", filepath.Join(*dir, outputs.TopicsFile), err)
 	}
 	return nil
 }

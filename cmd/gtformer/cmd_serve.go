@@ -11,7 +11,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gtformer/gtformer/edits"
 	"github.com/gtformer/gtformer/explore"
+	"github.com/gtformer/gtformer/pipeline"
 	"github.com/gtformer/gtformer/serve"
 )
 
@@ -58,7 +60,9 @@ machine, and takes POST bodies only as application/json. With --token or
 the page once as /?token=TOKEN and it keeps the token for the tab. An
 --addr other machines can reach (":PORT", 0.0.0.0, a LAN address) needs a
 token, or --insecure-no-token to say that anyone who reaches it may read
-the corpus. /healthz answers 503 {"status": "saturated"} while every API
+the corpus. With a token, the page can rename topics (PUT
+/v1/topics/{id}/label): the label goes into the model folder's edit log,
+edits.json. /healthz answers 503 {"status": "saturated"} while every API
 slot is taken.`)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -99,6 +103,15 @@ slot is taken.`)
 	opt := def
 	opt.MaxBody, opt.MaxDocs, opt.MaxConcurrent, opt.MaxEmbed = *maxBody, *maxDocs, *maxConc, *maxEmbed
 	opt.AllowedHosts, opt.Token = append(allowed, hosts...), tok
+	if tok != "" {
+		// Renames (PUT /v1/topics/{id}/label) go into the model folder's
+		// edit log: only with a token, and only when the folder takes files.
+		if err := writable(*dir); err != nil {
+			fmt.Fprintf(stderr, "topics cannot be renamed from the page: %v\n", err)
+		} else {
+			opt.SaveEdits = func(l *edits.Log) error { return pipeline.SaveEdits(*dir, l) }
+		}
+	}
 	err = serve.ListenAndServe(ctx, *addr, serve.New(ix, opt), *grace, func(a net.Addr) {
 		how := "Ctrl-C stops"
 		if tok != "" {
@@ -110,6 +123,16 @@ slot is taken.`)
 		fmt.Fprintln(stdout, "stopped")
 	}
 	return err
+}
+
+// writable reports why no file can be made in dir (nil when one can).
+func writable(dir string) error {
+	f, err := os.CreateTemp(dir, ".gtformer-write-check-*")
+	if err != nil {
+		return fmt.Errorf("the model folder %s is not writable: %w", dir, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }
 
 // hostList is --allowed-host: repeatable, each a comma list.

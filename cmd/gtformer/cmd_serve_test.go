@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gtformer/gtformer/explore"
+	"github.com/gtformer/gtformer/model"
 	"github.com/gtformer/gtformer/npy"
 	"github.com/gtformer/gtformer/serve"
 )
@@ -315,6 +316,26 @@ func TestServeCommandToken(t *testing.T) {
 		if res.StatusCode != c.code {
 			t.Errorf("GET %s (Host %q, %q): %d, want %d", c.path, c.host, c.auth, res.StatusCode, c.code)
 		}
+	}
+	// With a token, a rename is written into the model folder's edit log,
+	// and gtformer topics shows it.
+	req, _ := http.NewRequest("PUT", base+"/v1/topics/1/label", strings.NewReader(`{"label":"Renamed here"}`))
+	req.Header.Set("Authorization", "Bearer t0ken-from-file")
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 200 {
+		t.Fatalf("PUT label: %d", res.StatusCode)
+	}
+	m, _, err := model.Load(dir)
+	if err != nil || m.Edits.Labels()[1] != "Renamed here" {
+		t.Errorf("the served folder's model after the rename: %v, labels %v", err, m.Edits.Labels())
+	}
+	if code, out, errs := runCmd("topics", "--model", dir); code != 0 || !strings.Contains(out, `1 L1 (`) || !strings.Contains(out, `"Renamed here"`) {
+		t.Errorf("topics after the rename: exit %d %s\n%s", code, errs, out)
 	}
 }
 

@@ -72,9 +72,9 @@
     return body;
   }
 
-  async function post(path, payload) {
+  async function post(path, payload, method) {
     if (REPORT) throw new ApiError(501, 'embedding new text needs the server: run gtformer serve --model DIR');
-    const res = await fetch(path, { method: 'POST', headers: apiHeaders({ 'Content-Type': 'application/json' }), body: JSON.stringify(payload) });
+    const res = await fetch(path, { method: method || 'POST', headers: apiHeaders({ 'Content-Type': 'application/json' }), body: JSON.stringify(payload) });
     const body = await res.json().catch(() => ({ error: res.statusText }));
     if (!res.ok) throw new ApiError(res.status, body.error || res.statusText);
     return body;
@@ -107,6 +107,9 @@
 
   function pct(x) { return (100 * x).toFixed(x < 0.001 ? 2 : 1) + '%'; }
   function words(node, k) { return node.words.slice(0, k).map(w => w.word).join(' '); }
+  // name is a topic's label (the user's, or the automatic one), or its
+  // top words from an answer without labels.
+  function name(node) { return node.label || words(node, 4); }
   function setStatus(msg) { document.getElementById('status').textContent = msg || ''; }
   function showError(where, err) {
     where.replaceChildren(el('p', { class: 'error', text: err.message || String(err) }));
@@ -123,7 +126,7 @@
     path.forEach((id, k) => {
       if (k > 0) p.append(' \u203a ');
       const n = state.byId.get(id);
-      p.append(topicLink(id, '#' + id + (n && n.words.length ? ' ' + n.words[0].word : '')));
+      p.append(topicLink(id, '#' + id + (n ? ' ' + name(n) : '')));
     });
     return p;
   }
@@ -171,7 +174,7 @@
         tog.textContent = li.classList.contains('collapsed') ? '\u25b8' : '\u25be';
       });
       const label = el('span', { class: 'topic-label', 'data-topic': n.id, title: 'topic ' + n.id + ': ' + n.docs + ' documents' },
-        el('span', { class: 'share', text: '#' + n.id + ' ' + pct(n.share) + ' ' }), words(n, 4));
+        el('span', { class: 'share', text: '#' + n.id + ' ' + pct(n.share) + ' ' }), name(n), el('span', { class: 'share', text: ' ' + words(n, 3) }));
       label.addEventListener('click', () => selectTopic(n.id));
       li.append(tog, label);
       if (kids.length) li.append(el('ul', { class: 'tree' }, ...kids.map(c => build(state.byId.get(c)))));
@@ -224,7 +227,7 @@
       g.append(rect);
       if (h >= 13) {
         const t = svg('text', { x: level * colW + 6, y: y0 + Math.min(h / 2, 14) + 4, fill: '#1d2433', 'pointer-events': 'none' });
-        t.textContent = '#' + id + ' ' + words(n, 3);
+        t.textContent = '#' + id + ' ' + name(n);
         if (h >= 28) {
           const s = svg('tspan', { x: level * colW + 6, dy: 13, fill: '#5a6478' });
           s.textContent = pct(sub.get(id)) + ' \u00b7 ' + n.docs + ' docs';
@@ -323,7 +326,7 @@
         svg('circle', { cx: X(t.x), cy: Y(t.y), r: sel ? 7 : 5, fill: sel ? '#ffd21f' : '#ffffff', stroke: '#1d2433', 'stroke-width': 1.5 }),
         svg('title', {}, '#' + t.id + ': ' + words(n, 8)));
       const label = svg('text', { x: X(t.x) + 8, y: Y(t.y) + 4, fill: '#1d2433', stroke: '#ffffff', 'stroke-width': 3, 'paint-order': 'stroke' });
-      label.textContent = '#' + t.id + ' ' + words(n, 2);
+      label.textContent = '#' + t.id + ' ' + name(n);
       grp.append(label);
       grp.addEventListener('click', () => selectTopic(t.id));
       tops.append(grp);
@@ -375,6 +378,8 @@
     const head = el('div', {},
       crumbs(t.path),
       el('h2', { id: 'panel-title', text: 'Topic #' + t.id }),
+      el('p', { id: 'topic-name', text: name(t) + (t.label_source === 'user' ? '' : ' (automatic label)') }),
+      state.info.edits && window.gtformerRename ? window.gtformerRename(t, (label) => post('/v1/topics/' + t.id + '/label', { label: label }, 'PUT'), renamed) : null,
       el('p', { class: 'note', text: 'level ' + t.level + ' \u00b7 ' + pct(t.share) + ' of the words \u00b7 ' + t.docs + ' documents on paths through it' }));
     const wordsBox = el('div', { id: 'topic-words' });
     const drawWords = () => {
@@ -392,7 +397,7 @@
     const subs = el('div', {});
     if (t.subtopics.length) {
       subs.append(el('h3', { text: 'Subtopics' }), el('ul', {}, ...t.subtopics.map(c =>
-        el('li', {}, topicLink(c.id, '#' + c.id), ' ', el('span', { class: 'share', text: pct(c.share) + ' ' }), words(c, 5)))));
+        el('li', {}, topicLink(c.id, '#' + c.id), ' ', el('span', { class: 'share', text: pct(c.share) + ' ' }), name(c)))));
     }
     const list = el('ol', { class: 'docs', id: 'topic-docs' });
     const addDocs = (docs) => {
@@ -423,6 +428,19 @@
     drawWords();
   }
 
+  // renamed shows a topic's new label everywhere (the answer of the
+  // rename: the topic as GET /v1/topics/{id} gives it).
+  function renamed(t) {
+    const n = state.byId.get(t.id);
+    if (n) { n.label = t.label; n.label_source = t.label_source; }
+    // The disk's legend names the main branches by their labels.
+    if (state.layout && state.layout.color_by === 'topic') state.layout = null;
+    drawOutline();
+    select(t.id);
+    drawView();
+    renderTopic(document.getElementById('panel'), t);
+  }
+
   async function openDocument(id) {
     const panel = document.getElementById('panel');
     try {
@@ -436,7 +454,7 @@
   function topicList(topics) {
     return el('ul', {}, ...topics.map(t => {
       const n = state.byId.get(t.id);
-      return el('li', {}, topicLink(t.id, '#' + t.id), ' ', el('span', { class: 'share', text: (100 * t.weight).toFixed(1) + '% ' }), n ? words(n, 4) : '');
+      return el('li', {}, topicLink(t.id, '#' + t.id), ' ', el('span', { class: 'share', text: (100 * t.weight).toFixed(1) + '% ' }), n ? name(n) : '');
     }));
   }
 
@@ -470,7 +488,7 @@
         box.append(el('h3', { text: 'Topics where \u201c' + res.word.word + '\u201d ranks highest' }),
           el('ol', { class: 'docs' }, ...res.word.topics.map(h => {
             const n = state.byId.get(h.topic);
-            return el('li', {}, topicLink(h.topic, '#' + h.topic), ' ', el('span', { class: 'share', text: 'rank ' + h.rank + ', ' + (100 * h.weight).toFixed(2) + '% ' }), n ? words(n, 4) : '');
+            return el('li', {}, topicLink(h.topic, '#' + h.topic), ' ', el('span', { class: 'share', text: 'rank ' + h.rank + ', ' + (100 * h.weight).toFixed(2) + '% ' }), n ? name(n) : '');
           })));
       }
       if (res.document) {

@@ -19,7 +19,8 @@ from . import safetensors
 from .errors import GtformerError
 from .tree import Node
 
-# LABEL_WORDS is how many top words make a topic's automatic label.
+# LABEL_WORDS is how many top words make a topic's label in a folder
+# written before topics.json had labels.
 LABEL_WORDS = 3
 # INFO_WORDS is how many top words topic_info lists per topic.
 INFO_WORDS = 10
@@ -148,7 +149,36 @@ class Model:
             words = t.get("words")
             if not isinstance(words, list) or not all(isinstance(w, dict) and isinstance(w.get("word"), str) for w in words):
                 raise GtformerError(f'{where}: field "words" missing or not a list of {{"word", "weight"}}')
+        # A topic renamed since topics.json was written (gtformer serve
+        # writes the edit log in place) shows its new label.
+        for t in topics:
+            if t["id"] in self._user_labels():
+                t["label"], t["label_source"] = self._user_labels()[t["id"]], "user"
         return topics
+
+    def _user_labels(self):
+        """The user's labels by topic id, replayed from edits.json when
+        config.json names it (the model's edit log); {} otherwise."""
+        if "_labels" in self.__dict__:
+            return self._labels
+        self._labels = {}
+        if "edits.json" in (self._config.get("files") or {}):
+            path = self._file("edits.json")
+            log = _read_json(path)
+            edits = log.get("edits") if isinstance(log, dict) else None
+            if not isinstance(edits, list):
+                raise GtformerError(f'{path}: field "edits" missing or not a list')
+            for e in edits:
+                ids = e.get("ids") if isinstance(e, dict) else None
+                if not isinstance(ids, list) or not ids:
+                    raise GtformerError(f"{path}: an edit without ids: {e!r}")
+                if e.get("op") == "label":
+                    self._labels[ids[0]] = e.get("label", "")
+                elif e.get("op") == "merge" and len(ids) == 2:
+                    self._labels.pop(ids[1], None)
+                elif e.get("op") == "delete":
+                    self._labels.pop(ids[0], None)
+        return self._labels
 
     # ---- plain readers ----
 
@@ -238,10 +268,12 @@ class Model:
 
     def topic_info(self):
         """One row per topic, breadth-first: id, parent (-1 for the root),
-        level, label (the top three words joined by ", "), label_source
-        ("auto": the model has no other labels yet), share (of the words,
-        from topics.json), n_children, words (top 10 by weight, a list).
-        A DataFrame with pandas, else a list of dicts."""
+        level, label (the user's, from the model's edit log, or the
+        automatic one of topics.json; in a folder written before labels,
+        the top three words joined by ", "), label_source ("user" or
+        "auto"), share (of the words, from topics.json), n_children, words
+        (top 10 by weight, a list). A DataFrame with pandas, else a list of
+        dicts."""
         rows = []
         for row, t in zip(self._rows, self._topics):
             words = [w["word"] for w in t["words"]]
@@ -249,8 +281,8 @@ class Model:
                 "id": row["id"],
                 "parent": row["parent"],
                 "level": row["level"],
-                "label": ", ".join(words[:LABEL_WORDS]),
-                "label_source": "auto",
+                "label": t.get("label") or ", ".join(words[:LABEL_WORDS]),
+                "label_source": t.get("label_source") or "auto",
                 "share": float(t.get("share", 0.0)),
                 "n_children": len(row["children"]),
                 "words": words[:INFO_WORDS],

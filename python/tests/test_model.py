@@ -149,11 +149,32 @@ class TreeAndTablesTest(unittest.TestCase):
         self.assertEqual(list(info["id"]), [t["id"] for t in self.topics])
         for row, t in zip(info.to_dict("records"), self.topics):
             words = [w["word"] for w in t["words"]]
-            self.assertEqual(row["label"], ", ".join(words[:3]))
+            self.assertEqual(row["label"], t["label"])
+            self.assertTrue(row["label"])
             self.assertEqual(row["label_source"], "auto")
             self.assertEqual(row["words"], words[:10])
             self.assertEqual(row["parent"], t["parent"])
             self.assertEqual(row["n_children"], len(t["children"]))
+
+    def test_topic_info_user_labels(self):
+        # A label made by `gtformer topics label` (a new folder), then one
+        # written in place as gtformer serve writes it (edits.json named in
+        # config.json, topics.json left as it was): topic_info shows both.
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "labelled")
+            fixture.run([FX.binary, "topics", "label", "--model", FX.model, "--data", FX.corpus, "--out", out, "1", "Named"])
+            info = gtformer.load(out).topic_info()
+            rows = {r["id"]: r for r in (info.to_dict("records") if frames.have_pandas() else info)}
+            self.assertEqual((rows[1]["label"], rows[1]["label_source"]), ("Named", "user"))
+            self.assertEqual(rows[0]["label_source"], "auto")
+            log = read_json(os.path.join(out, "edits.json"))
+            log["edits"].append({"op": "label", "ids": [0], "label": "Everything", "time": "2026-01-01T00:00:00Z"})
+            with open(os.path.join(out, "edits.json"), "w") as f:
+                json.dump(log, f)
+            info = gtformer.load(out).topic_info()
+            rows = {r["id"]: r for r in (info.to_dict("records") if frames.have_pandas() else info)}
+            self.assertEqual((rows[0]["label"], rows[0]["label_source"]), ("Everything", "user"))
+            self.assertEqual(rows[1]["label"], "Named")
 
     def test_document_info_folder(self):
         doc = self.gt.document_info()

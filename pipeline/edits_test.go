@@ -1,0 +1,45 @@
+package pipeline
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gtformer/gtformer/edits"
+	"github.com/gtformer/gtformer/model"
+)
+
+// TestSaveEditsInRunFolder: a label saved into a run's folder loads with
+// the model and is recorded in the manifest, so that a later run into the
+// folder replaces it (its new model has no edits) rather than refusing the
+// folder; a log someone changed by hand is not replaced.
+func TestSaveEditsInRunFolder(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Run(tinySpec(t, dir)); err != nil {
+		t.Fatal(err)
+	}
+	l := (*edits.Log)(nil).With(edits.Edit{Op: edits.OpLabel, IDs: []int{1}, Label: "first"})
+	if err := SaveEdits(dir, l); err != nil {
+		t.Fatal(err)
+	}
+	m, _, err := model.Load(dir)
+	if err != nil || m.Edits.Labels()[1] != "first" {
+		t.Fatalf("after SaveEdits: %v, labels %v", err, m.Edits.Labels())
+	}
+	if _, err := Run(tinySpec(t, dir)); err != nil {
+		t.Fatalf("a run into the edited folder: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, edits.File)); !os.IsNotExist(err) {
+		t.Errorf("the new run left the earlier model's %s (%v)", edits.File, err)
+	}
+	if err := SaveEdits(dir, l); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, edits.File), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := SaveEdits(dir, l.With(edits.Edit{Op: edits.OpLabel, IDs: []int{2}, Label: "x"})); err == nil || !strings.Contains(err.Error(), "not replacing it") {
+		t.Errorf("SaveEdits over a hand-changed log: %v", err)
+	}
+}
