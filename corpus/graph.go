@@ -43,6 +43,11 @@ type Graph struct {
 	Labels     []int32  // per document, nil when unlabelled
 	LabelNames []string // per label id; len = number of labels
 
+	// Fields are the documents' own fields (JSON Lines "meta", a folder's
+	// meta.jsonl), sorted by name, each with one value per document; nil
+	// when the corpus has none. AllFields adds the labels.
+	Fields []Field
+
 	// WordVectors, when present, holds one row of WordDim floats per
 	// vocabulary word: (V, WordDim) row-major.
 	WordVectors []float32
