@@ -262,8 +262,25 @@ func Write(dir string, m *model.Model, seed uint64, g *corpus.Graph, in *model.I
 	if err := npy.Write(filepath.Join(dir, ThetaFile), []int{n, res.Emb.Topics}, res.Emb.Theta); err != nil {
 		return fmt.Errorf("outputs: %w", err)
 	}
+	if fields := g.AllFields(); len(fields) > 0 {
+		if err := atomicfile.WriteFile(filepath.Join(dir, MetaFile), func(w io.Writer) error {
+			return corpus.WriteMeta(w, fields, n)
+		}); err != nil {
+			return fmt.Errorf("outputs: %w", err)
+		}
+	}
 	met.Test, met.Topics = res.Test, res.Topics
 	return WriteMetrics(filepath.Join(dir, MetricsFile), met)
+}
+
+// Written lists the files Write writes for the corpus g: WriteFiles, and
+// MetaFile when g's documents have fields or labels.
+func Written(g *corpus.Graph) []string {
+	out := slices.Clone(WriteFiles)
+	if g.Labels != nil || len(g.Fields) > 0 {
+		out = append(out, MetaFile)
+	}
+	return out
 }
 
 // WriteMetrics writes metrics.json (or another name) atomically. A metric
@@ -309,6 +326,10 @@ const (
 	EmbeddingsFile = "doc_embeddings.npy"
 	ThetaFile      = "doc_topics.npy"
 	MetricsFile    = "metrics.json"
+	// MetaFile holds the corpus's document fields, the labels among them
+	// (corpus.Graph.AllFields), one JSON object per document in corpus
+	// order, when the corpus has any: what facets are computed over.
+	MetaFile = "meta.jsonl"
 	EvalFile       = "eval.json"
 	// ValidFile is what a run that never reads the test split writes
 	// instead of the outputs above (gtformer train --valid-only).
@@ -319,9 +340,9 @@ const (
 // that a directory trained into again can be cleaned of the previous run's
 // files this run did not write (package pipeline).
 var RunFiles = []string{model.ConfigFile, model.TreeFile, model.WeightsFile, TopicsFile, TopicsTextFile, EmbeddingsFile, ThetaFile,
-	MetricsFile, "curves.png", "curves.svg", "map.png", "map.svg", EvalFile, ValidFile}
+	MetricsFile, MetaFile, "curves.png", "curves.svg", "map.png", "map.svg", EvalFile, ValidFile}
 
-// WriteFiles are the files Write writes.
+// WriteFiles are the files Write always writes (Written: for a corpus).
 var WriteFiles = []string{model.ConfigFile, model.TreeFile, model.WeightsFile, TopicsFile, TopicsTextFile, EmbeddingsFile, ThetaFile, MetricsFile}
 
 // writeJSON writes v as indented JSON, a non-finite float as null.
