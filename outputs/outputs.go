@@ -330,7 +330,7 @@ const (
 	// (corpus.Graph.AllFields), one JSON object per document in corpus
 	// order, when the corpus has any: what facets are computed over.
 	MetaFile = "meta.jsonl"
-	EvalFile       = "eval.json"
+	EvalFile = "eval.json"
 	// ValidFile is what a run that never reads the test split writes
 	// instead of the outputs above (gtformer train --valid-only).
 	ValidFile = "valid.json"
