@@ -33,12 +33,7 @@ type maps struct {
 }
 
 func newMaps(ix *Index, fields []corpus.Field, lengths []int) *maps {
-	tab := ix.m.Topics.Tables()
-	tr := topicmap.Tree{ID: tab.ID, Parent: make([]int, tab.T), Level: make([]int, tab.T)}
-	for r := range tab.T {
-		tr.Parent[r], tr.Level[r] = int(tab.Parent[r]), int(tab.Level[r])
-	}
-	return &maps{fields: fields, lengths: lengths, tree: tr, links: map[int]*topicmap.LinkMap{}}
+	return &maps{fields: fields, lengths: lengths, tree: topicmap.TreeOf(ix.m.Topics.Tables()), links: map[int]*topicmap.LinkMap{}}
 }
 
 // setFields replaces the fields and the Info list of them.

@@ -1,5 +1,6 @@
 // Package outputs writes a trained model's results into an output directory:
-// topics.json, topics.txt, doc_embeddings.npy, doc_topics.npy, metrics.json
+// topics.json, topics.txt, doc_embeddings.npy, doc_topics.npy, doc_lengths.npy,
+// topic_links.json, meta.jsonl (when the corpus has fields or labels), metrics.json
 // (and, through model.Save, config.json, tree.json and weights.safetensors).
 // Every file is written atomically.
 package outputs
@@ -20,6 +21,7 @@ import (
 	"github.com/gtformer/gtformer/internal/atomicfile"
 	"github.com/gtformer/gtformer/model"
 	"github.com/gtformer/gtformer/npy"
+	"github.com/gtformer/gtformer/topicmap"
 )
 
 // Topic is one entry of topics.json.
@@ -262,6 +264,20 @@ func Write(dir string, m *model.Model, seed uint64, g *corpus.Graph, in *model.I
 	if err := npy.Write(filepath.Join(dir, ThetaFile), []int{n, res.Emb.Topics}, res.Emb.Theta); err != nil {
 		return fmt.Errorf("outputs: %w", err)
 	}
+	lens := make([]int32, n)
+	for i := range lens {
+		lens[i] = int32(len(g.Doc(i)))
+	}
+	if err := npy.Write(filepath.Join(dir, LengthsFile), []int{n}, lens); err != nil {
+		return fmt.Errorf("outputs: %w", err)
+	}
+	maps, err := topicmap.AllLinks(res.Emb.Theta, topicmap.TreeOf(m.Topics.Tables()), g.Links, LinkPairs)
+	if err != nil {
+		return fmt.Errorf("outputs: %w", err)
+	}
+	if err := writeJSON(filepath.Join(dir, LinksFile), maps); err != nil {
+		return err
+	}
 	if fields := g.AllFields(); len(fields) > 0 {
 		if err := atomicfile.WriteFile(filepath.Join(dir, MetaFile), func(w io.Writer) error {
 			return corpus.WriteMeta(w, fields, n)
@@ -330,7 +346,13 @@ const (
 	// (corpus.Graph.AllFields), one JSON object per document in corpus
 	// order, when the corpus has any: what facets are computed over.
 	MetaFile = "meta.jsonl"
-	EvalFile = "eval.json"
+	// LengthsFile holds each document's word count (in the vocabulary),
+	// int32 (N,), the weights of the facets' word shares.
+	LengthsFile = "doc_lengths.npy"
+	// LinksFile holds the topic link map of every level below the root
+	// (topicmap.LinkMap), over all the corpus's links.
+	LinksFile = "topic_links.json"
+	EvalFile  = "eval.json"
 	// ValidFile is what a run that never reads the test split writes
 	// instead of the outputs above (gtformer train --valid-only).
 	ValidFile = "valid.json"
@@ -340,10 +362,14 @@ const (
 // that a directory trained into again can be cleaned of the previous run's
 // files this run did not write (package pipeline).
 var RunFiles = []string{model.ConfigFile, model.TreeFile, model.WeightsFile, TopicsFile, TopicsTextFile, EmbeddingsFile, ThetaFile,
-	MetricsFile, MetaFile, "curves.png", "curves.svg", "map.png", "map.svg", EvalFile, ValidFile}
+	MetricsFile, LengthsFile, LinksFile, MetaFile, "curves.png", "curves.svg", "map.png", "map.svg", EvalFile, ValidFile}
 
 // WriteFiles are the files Write always writes (Written: for a corpus).
-var WriteFiles = []string{model.ConfigFile, model.TreeFile, model.WeightsFile, TopicsFile, TopicsTextFile, EmbeddingsFile, ThetaFile, MetricsFile}
+var WriteFiles = []string{model.ConfigFile, model.TreeFile, model.WeightsFile, TopicsFile, TopicsTextFile, EmbeddingsFile, ThetaFile,
+	LengthsFile, LinksFile, MetricsFile}
+
+// LinkPairs is how many cross-branch pairs LinksFile lists per level.
+const LinkPairs = 20
 
 // writeJSON writes v as indented JSON, a non-finite float as null.
 func writeJSON(path string, v any) error {

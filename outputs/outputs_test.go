@@ -83,7 +83,7 @@ func TestWrite(t *testing.T) {
 			for _, e := range entries {
 				names = append(names, e.Name())
 			}
-			want := []string{"config.json", "doc_embeddings.npy", "doc_topics.npy", "meta.jsonl", "metrics.json", "topics.json", "topics.txt", "tree.json", "weights.safetensors"}
+			want := []string{"config.json", "doc_embeddings.npy", "doc_lengths.npy", "doc_topics.npy", "meta.jsonl", "metrics.json", "topic_links.json", "topics.json", "topics.txt", "tree.json", "weights.safetensors"}
 			if !slices.Equal(names, want) {
 				t.Errorf("output directory holds %v, want %v", names, want)
 			}

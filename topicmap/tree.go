@@ -12,6 +12,9 @@ package topicmap
 import (
 	"errors"
 	"fmt"
+	"slices"
+
+	"github.com/gtformer/gtformer/topictree"
 )
 
 // Tree is the part of a topic tree the maps read, indexed by θ's columns
@@ -103,3 +106,26 @@ var (
 	// does not apply to the field's kind, a level the tree does not have.
 	ErrBadRequest = errors.New("topicmap: bad request")
 )
+
+// TreeOf is the tree of a model's topic tables.
+func TreeOf(tab *topictree.Tables) Tree {
+	tr := Tree{ID: slices.Clone(tab.ID), Parent: make([]int, tab.T), Level: make([]int, tab.T)}
+	for r := range tab.T {
+		tr.Parent[r], tr.Level[r] = int(tab.Parent[r]), int(tab.Level[r])
+	}
+	return tr
+}
+
+// AllLinks returns the link map of every level below the root, listing
+// at most top cross-branch pairs each.
+func AllLinks(theta []float32, tree Tree, links [][2]int32, top int) ([]*LinkMap, error) {
+	out := []*LinkMap{}
+	for level := 1; level < tree.Depth(); level++ {
+		lm, err := Links(theta, tree, level, links, top)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, lm)
+	}
+	return out, nil
+}
