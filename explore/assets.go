@@ -5,10 +5,11 @@ import (
 	"io/fs"
 )
 
-//go:embed assets/index.html assets/app.js assets/style.css
+//go:embed assets/index.html assets/app.js assets/facets.js assets/linkmap.js assets/style.css
 var assets embed.FS
 
-// Assets returns the explorer page's files: index.html, app.js, style.css.
+// Assets returns the explorer page's files: index.html, app.js (with
+// facets.js and linkmap.js, its views in files of their own), style.css.
 func Assets() fs.FS {
 	sub, err := fs.Sub(assets, "assets")
 	if err != nil {

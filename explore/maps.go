@@ -138,3 +138,7 @@ func (ix *Index) LinkMap(level, top int) (*topicmap.LinkMap, error) {
 	out.Pairs = lm.Pairs[:min(max(top, 0), len(lm.Pairs))]
 	return &out, nil
 }
+
+// DefaultFacetOptions are the facets' options when a request gives none:
+// bins chosen by the field (topicmap.Bins).
+func DefaultFacetOptions() topicmap.FacetOptions { return topicmap.FacetOptions{} }

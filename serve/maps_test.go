@@ -21,7 +21,9 @@ func TestMapEndpoints(t *testing.T) {
 	}{
 		{"facets", "/v1/topics/0/facets/label", 200, `"bin":"value"`},
 		{"facets stack", "/v1/topics/0/facets/label?top=1", 200, `"label":"(other)"`},
-		{"facets unknown field", "/v1/topics/0/facets/year", 404, `field \"year\"`},
+		{"facets unknown field", "/v1/topics/0/facets/venue", 404, `field \"venue\"`},
+		{"facets year", "/v1/topics/0/facets/year", 200, `"bin":"integer"`},
+		{"facets year quantile", "/v1/topics/1/facets/year?bin=quantile&quantiles=3", 200, `"bin":"quantile"`},
 		{"facets unknown topic", "/v1/topics/999/facets/label", 404, `topic 999`},
 		{"facets topic not int", "/v1/topics/x/facets/label", 400, `topic id \"x\" is not an integer`},
 		{"facets bad bin", "/v1/topics/0/facets/label?bin=week", 400, `parameter bin=\"week\"`},
