@@ -37,8 +37,8 @@ func TestPlantedLinkMap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("planted θ: level 1 inside %.2f across %.2f; level 2 self %.2f siblings %.2f across %.2f",
-		l1.Inside, l1.Across, l2.Self, l2.Siblings, l2.Across)
+	t.Logf("planted θ: level 1 inside %.2f across %.2f; level 2 inside %.2f (self %.2f, siblings %.2f) across %.2f",
+		l1.Inside, l1.Across, l2.Inside, l2.Self, l2.Siblings, l2.Across)
 	if !(l1.Inside > 2 && l1.Across < 0.5) {
 		t.Errorf("level 1: inside %.2f, across %.2f; want > 2 and < 0.5", l1.Inside, l1.Across)
 	}
