@@ -1,6 +1,7 @@
 // Package corpus holds a document graph: documents as word-id sequences, the
-// vocabulary, bag-of-words counts, undirected links, optional labels and word
-// vectors, and the train/validation/test split of the paper's protocol.
+// vocabulary, bag-of-words counts, undirected links, optional labels, fields
+// (year, venue, ...: fields.go) and word vectors, and the
+// train/validation/test split of the paper's protocol.
 //
 // Storage is flat (CSR-style) so that graphs of 500,000 documents and
 // millions of links fit in a few GB: no per-document slices are allocated.
