@@ -133,6 +133,11 @@ func (g *Graph) Validate() error {
 			}
 		}
 	}
+	for _, f := range g.Fields {
+		if len(f.Values) != n {
+			return fmt.Errorf("corpus: field %q has %d values for %d documents", f.Name, len(f.Values), n)
+		}
+	}
 	if g.WordVectors != nil && (g.WordDim <= 0 || len(g.WordVectors) != len(g.Vocab)*g.WordDim) {
 		return fmt.Errorf("corpus: %d word-vector values for %d words of dimension %d", len(g.WordVectors), len(g.Vocab), g.WordDim)
 	}

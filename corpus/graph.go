@@ -1,6 +1,7 @@
 // Package corpus holds a document graph: documents as word-id sequences, the
-// vocabulary, bag-of-words counts, undirected links, optional labels and word
-// vectors, and the train/validation/test split of the paper's protocol.
+// vocabulary, bag-of-words counts, undirected links, optional labels, fields
+// (year, venue, ...: fields.go) and word vectors, and the
+// train/validation/test split of the paper's protocol.
 //
 // Storage is flat (CSR-style) so that graphs of 500,000 documents and
 // millions of links fit in a few GB: no per-document slices are allocated.
@@ -42,6 +43,11 @@ type Graph struct {
 
 	Labels     []int32  // per document, nil when unlabelled
 	LabelNames []string // per label id; len = number of labels
+
+	// Fields are the documents' own fields (JSON Lines "meta", a folder's
+	// meta.jsonl), sorted by name, each with one value per document; nil
+	// when the corpus has none. AllFields adds the labels.
+	Fields []Field
 
 	// WordVectors, when present, holds one row of WordDim floats per
 	// vocabulary word: (V, WordDim) row-major.

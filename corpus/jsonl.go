@@ -19,15 +19,21 @@ type jsonDoc struct {
 	Text  *string           `json:"text"`
 	Links []json.RawMessage `json:"links"`
 	Label json.RawMessage   `json:"label"`
+	Meta  json.RawMessage   `json:"meta"`
 }
 
 // LoadJSONL reads a corpus of raw text, one JSON object per line:
 //
-//	{"id": "d1", "text": "Raw text ...", "links": ["d7", "d9"], "label": "physics"}
+//	{"id": "d1", "text": "Raw text ...", "links": ["d7", "d9"], "label": "physics",
+//	 "meta": {"year": 1997, "venue": "ICML", "date": "1997-07"}}
 //
 // id (a string or a number) and text are required and ids must be unique;
 // links (ids of other documents, either direction) and label (a string or a
 // number) are optional, but either every document has a label or none has.
+// meta holds the document's fields (Graph.Fields), each a number, a string
+// or a date string ("YYYY", "YYYY-MM", "YYYY-MM-DD"); a field's values are
+// all numbers or all strings (dates when every one is a date), and a
+// document may lack any field.
 // Blank lines are skipped. The text is tokenized by Tokenize and the
 // vocabulary limited by opt.Tokenizer; word ids run from the most to the
 // least document-frequent word. Label ids follow the sorted label names.
@@ -77,6 +83,7 @@ func parseJSONL(r io.Reader, file string, topt TokenizerOptions) (*Graph, error)
 		labels   []string
 		labelled = -1 // line of the first document with a label, -1 if none yet
 		unlabel  = -1 // same for the first without
+		meta     = newFieldReader(file)
 	)
 	for {
 		line, err := lr.next()
@@ -109,6 +116,9 @@ func parseJSONL(r io.Reader, file string, topt TokenizerOptions) (*Graph, error)
 		}
 		if first, dup := index[id]; dup {
 			return nil, parseErrorf(file, lr.line, "duplicate id %q (first on line %d)", id, idLine[first])
+		}
+		if err := meta.add(d.Meta, lr.line); err != nil {
+			return nil, err
 		}
 		doc := int32(len(ids))
 		index[id] = doc
@@ -168,7 +178,7 @@ func parseJSONL(r io.Reader, file string, topt TokenizerOptions) (*Graph, error)
 		return nil, parseErrorf(file, 0, "%w: no documents", ErrEmpty)
 	}
 
-	g := &Graph{DocIDs: ids}
+	g := &Graph{DocIDs: ids, Fields: meta.finish(n)}
 	var keep []int32
 	g.Vocab, keep = selectVocab(termStr, df, n, topt)
 	if len(g.Vocab) == 0 {

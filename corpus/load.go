@@ -70,6 +70,8 @@ func Load(path string, opt LoadOptions) (*Graph, error) {
 //	voc.txt        one word per line; line k is word id k
 //	labels.txt     optional: one integer label per document line
 //	label_names.txt  optional: line k names label k
+//	meta.jsonl     optional: one JSON object of fields per document line ({} for none;
+//	               see LoadJSONL's "meta")
 //	word_embeddings_glove_300d.txt  optional: one row of 300 floats per word
 //
 // CRLF line ends, a missing final newline and lines of any length are
@@ -131,6 +133,13 @@ func LoadFolder(dir string, opt LoadOptions) (*Graph, error) {
 		g.LabelNames = numberNames(g.Labels)
 	case g.LabelNames != nil:
 		g.LabelNames = nil // names without labels say nothing about documents
+	}
+
+	if err = readFile(path(MetaFile), false, func(r io.Reader, f string) error {
+		g.Fields, err = parseMeta(r, f, n)
+		return err
+	}); err != nil {
+		return nil, err
 	}
 
 	if !opt.NoWordVectors {

@@ -340,6 +340,11 @@ func (g *Graph) Extend(nd *NewDocs) *Graph {
 			e.Labels[i] = -1
 		}
 	}
+	e.Fields = nil
+	for _, f := range g.Fields {
+		f.Values = append(slices.Clone(f.Values), make([]string, len(nd.Tokens))...)
+		e.Fields = append(e.Fields, f)
+	}
 	if g.DocIDs != nil {
 		e.DocIDs = append(append([]string(nil), g.DocIDs...), nd.IDs...)
 	}

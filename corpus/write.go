@@ -58,6 +58,7 @@ func WriteFolder(g *Graph, dir string) error {
 		{LabelsFile, g.Labels != nil, func(w io.Writer) error { return writeLabels(w, g.Labels) }},
 		{LabelNamesFile, g.Labels != nil && g.LabelNames != nil, func(w io.Writer) error { return writeLines(w, g.LabelNames) }},
 		{EmbeddingsFile, g.WordVectors != nil, func(w io.Writer) error { return writeVectors(w, g.WordVectors, g.WordDim) }},
+		{MetaFile, len(g.Fields) > 0, func(w io.Writer) error { return WriteMeta(w, g.Fields, g.NumDocs()) }},
 	}
 	for _, o := range optional {
 		if o.have {
@@ -114,6 +115,14 @@ func checkWritable(g *Graph) error {
 			if err := checkLine(name); err != nil {
 				return fmt.Errorf("label name %d %q: %w", k, name, err)
 			}
+		}
+	}
+	for _, f := range g.Fields {
+		if len(f.Values) != n {
+			return fmt.Errorf("field %q has %d values for %d documents", f.Name, len(f.Values), n)
+		}
+		if f.Name == "" || f.Name == LabelField {
+			return fmt.Errorf("field name %q is empty or the built-in %q", f.Name, LabelField)
 		}
 	}
 	if g.WordVectors != nil {

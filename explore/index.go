@@ -71,6 +71,8 @@ type Index struct {
 
 	knownOnce sync.Once
 	known     *model.KnownCorpus
+
+	maps *maps // fields, facets and link maps (maps.go)
 }
 
 // Info describes the model and corpus (GET /v1/info).
@@ -91,6 +93,9 @@ type Info struct {
 	// "doc_embeddings.npy" (the training run's) or "computed" (embedded
 	// through every link when the files were absent or of another corpus).
 	Embeddings string `json:"embeddings"`
+	// Fields are the documents' fields, the labels among them (Facets);
+	// empty when the corpus has none.
+	Fields []FieldInfo `json:"fields"`
 }
 
 // Word is a word with its probability under a topic and, among the words
@@ -149,13 +154,16 @@ type Neighbor struct {
 
 // Document is a document's details (GET /v1/documents/{id}).
 type Document struct {
-	ID      string        `json:"id"`
-	Label   string        `json:"label,omitempty"`
-	Length  int           `json:"length"` // words in the vocabulary
-	Text    string        `json:"text"`   // its first DocumentWords words
-	Topics  []TopicWeight `json:"topics"` // top DocTopics of θ
-	Path    []int         `json:"path"`
-	Nearest []Neighbor    `json:"nearest"`
+	ID     string        `json:"id"`
+	Label  string        `json:"label,omitempty"`
+	Length int           `json:"length"` // words in the vocabulary
+	Text   string        `json:"text"`   // its first DocumentWords words
+	Topics []TopicWeight `json:"topics"` // top DocTopics of θ
+	// Fields are the document's fields by name (the label among them),
+	// numbers as numbers; absent when it has none.
+	Fields  map[string]any `json:"fields,omitempty"`
+	Path    []int          `json:"path"`
+	Nearest []Neighbor     `json:"nearest"`
 }
 
 // WordHit is where a word ranks in one topic (1 = the topic's most
@@ -193,6 +201,17 @@ func Open(dir string, m *model.Model, g *corpus.Graph) (*Index, error) {
 		return nil, err
 	}
 	ix.info.ModelSHA256, ix.info.Embeddings = hash, source
+	// The fields the model folder kept of its corpus, when its θ is this
+	// corpus's; the corpus's own otherwise.
+	if source != "computed" {
+		fields, err := readModelFields(dir, g.NumDocs())
+		if err != nil {
+			return nil, err
+		}
+		if fields != nil {
+			ix.setFields(fields)
+		}
+	}
 	return ix, nil
 }
 
@@ -271,6 +290,8 @@ func New(m *model.Model, g *corpus.Graph, emb *model.Embeddings) (*Index, error)
 	ix.rankOnce = make([]sync.Once, T)
 	ix.ranked = make([][]int32, T)
 	ix.layout = newLayout(m, emb, ix)
+	ix.maps = newMaps(ix, nil, lengths)
+	ix.setFields(g.AllFields())
 	return ix, nil
 }
 
@@ -471,6 +492,7 @@ func (ix *Index) Document(id string) (*Document, error) {
 		ID: id, Label: ix.Label(i), Length: len(ix.g.Doc(i)),
 		Text:    ix.words(ix.g.Doc(i), DocumentWords),
 		Topics:  ix.TopTopics(th, DocTopics),
+		Fields:  ix.docFields(i),
 		Path:    ix.Path(th),
 		Nearest: ix.Neighbors(ix.Point(i), Nearest, i),
 	}, nil

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/gtformer/gtformer/internal/atomicfile"
+	"github.com/gtformer/gtformer/topicmap"
 )
 
 // ReportOptions size a report.
@@ -143,6 +144,28 @@ func (ix *Index) Report(w io.Writer, opt ReportOptions) error {
 		}
 		resp["/v1/documents/"+d.ID] = d
 	}
+	// The facets of every topic by the first fields, and every level's link
+	// map, as the page asks for them (the link maps with their query).
+	info := ix.Info()
+	fields := info.Fields[:min(len(info.Fields), reportMaxFields)]
+	info.Fields = fields
+	resp["/v1/info"] = info
+	for _, nd := range ix.nodes {
+		for _, f := range fields {
+			fc, err := ix.Facets(nd.ID, f.Name, topicmap.FacetOptions{})
+			if err != nil {
+				return err
+			}
+			resp["/v1/topics/"+strconv.Itoa(nd.ID)+"/facets/"+f.Name] = fc
+		}
+	}
+	for level := 1; level < info.Levels; level++ {
+		lm, err := ix.LinkMap(level, 10)
+		if err != nil {
+			return err
+		}
+		resp["/v1/topics/links?level="+strconv.Itoa(level)+"&top=10"] = lm
+	}
 	var csv strings.Builder
 	if err := ix.WriteDocTopicsCSV(&csv, sample); err != nil {
 		return err
@@ -162,6 +185,13 @@ func (ix *Index) Report(w io.Writer, opt ReportOptions) error {
 	return err
 }
 
+// reportScripts are the page's scripts in the order index.html loads them.
+var reportScripts = []string{"facets.js", "linkmap.js", "app.js"}
+
+// reportMaxFields bounds the fields whose facets a report holds (one
+// answer per topic and field).
+const reportMaxFields = 8
+
 // reportPage inlines the page's style and script and the data into
 // index.html.
 func reportPage(files fs.FS, data []byte) ([]byte, error) {
@@ -177,9 +207,13 @@ func reportPage(files fs.FS, data []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	js, err := read("app.js")
-	if err != nil {
-		return nil, err
+	var js string
+	for _, name := range reportScripts {
+		s, err := read(name)
+		if err != nil {
+			return nil, err
+		}
+		js += s
 	}
 	// The page's own files are ours; a closing tag inside them would end
 	// the inlined element early, a programmer error the tests catch.
@@ -192,7 +226,8 @@ func reportPage(files fs.FS, data []byte) ([]byte, error) {
 		{`<link rel="stylesheet" href="assets/style.css">`, "<style>\n" + css + "</style>"},
 		// A report takes no edits: no rename control.
 		{`<script src="assets/rename.js"></script>` + "\n", ""},
-		{`<script src="assets/app.js"></script>`, `<script id="gtformer-data" type="application/json">` + string(data) + "</script>\n<script>\n" + js + "</script>"},
+		{`<script src="assets/facets.js"></script>` + "\n" + `<script src="assets/linkmap.js"></script>` + "\n" + `<script src="assets/app.js"></script>`,
+			`<script id="gtformer-data" type="application/json">` + string(data) + "</script>\n<script>\n" + js + "</script>"},
 	}
 	for _, s := range steps {
 		if strings.Count(html, s.old) != 1 {

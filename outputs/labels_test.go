@@ -1,6 +1,7 @@
 package outputs_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -109,14 +110,20 @@ func TestLabelsUserFirst(t *testing.T) {
 	}
 }
 
-// TestWritten: an edited model's outputs include its edit log.
+// TestWritten: an edited model's outputs include its edit log, and a
+// corpus with labels or fields its meta file.
 func TestWritten(t *testing.T) {
-	m, _, _, _ := setup(t, false)
-	if got := outputs.Written(m); len(got) != len(outputs.WriteFiles) {
-		t.Errorf("a model without edits: %v", got)
+	m, g, _, _ := setup(t, false)
+	plain := *g
+	plain.Labels = nil
+	if got := outputs.Written(m, &plain); !slices.Equal(got, outputs.WriteFiles) {
+		t.Errorf("a model without edits, a corpus without labels or fields: %v", got)
+	}
+	if got := outputs.Written(m, g); !slices.Equal(got, append(slices.Clone(outputs.WriteFiles), outputs.MetaFile)) {
+		t.Errorf("a corpus with labels: %v", got)
 	}
 	m.Edits = (*edits.Log)(nil).With(edits.Edit{Op: edits.OpLabel, IDs: []int{0}, Label: "all"})
-	if got := outputs.Written(m); got[len(got)-1] != edits.File || len(got) != len(outputs.WriteFiles)+1 {
+	if got := outputs.Written(m, &plain); !slices.Equal(got, append(slices.Clone(outputs.WriteFiles), edits.File)) {
 		t.Errorf("an edited model: %v", got)
 	}
 }

@@ -1,5 +1,6 @@
 // Package outputs writes a trained model's results into an output directory:
-// topics.json, topics.txt, doc_embeddings.npy, doc_topics.npy, metrics.json
+// topics.json, topics.txt, doc_embeddings.npy, doc_topics.npy, doc_lengths.npy,
+// topic_links.json, meta.jsonl (when the corpus has fields or labels), metrics.json
 // (and, through model.Save, config.json, tree.json and weights.safetensors).
 // Every file is written atomically.
 package outputs
@@ -22,6 +23,7 @@ import (
 	"github.com/gtformer/gtformer/internal/atomicfile"
 	"github.com/gtformer/gtformer/model"
 	"github.com/gtformer/gtformer/npy"
+	"github.com/gtformer/gtformer/topicmap"
 )
 
 // Topic is one entry of topics.json.
@@ -276,6 +278,27 @@ func Write(dir string, m *model.Model, seed uint64, g *corpus.Graph, in *model.I
 	if err := npy.Write(filepath.Join(dir, ThetaFile), []int{n, res.Emb.Topics}, res.Emb.Theta); err != nil {
 		return fmt.Errorf("outputs: %w", err)
 	}
+	lens := make([]int32, n)
+	for i := range lens {
+		lens[i] = int32(len(g.Doc(i)))
+	}
+	if err := npy.Write(filepath.Join(dir, LengthsFile), []int{n}, lens); err != nil {
+		return fmt.Errorf("outputs: %w", err)
+	}
+	maps, err := topicmap.AllLinks(res.Emb.Theta, topicmap.TreeOf(m.Topics.Tables()), g.Links, LinkPairs)
+	if err != nil {
+		return fmt.Errorf("outputs: %w", err)
+	}
+	if err := writeJSON(filepath.Join(dir, LinksFile), maps); err != nil {
+		return err
+	}
+	if fields := g.AllFields(); len(fields) > 0 {
+		if err := atomicfile.WriteFile(filepath.Join(dir, MetaFile), func(w io.Writer) error {
+			return corpus.WriteMeta(w, fields, n)
+		}); err != nil {
+			return fmt.Errorf("outputs: %w", err)
+		}
+	}
 	met.Test, met.Topics = res.Test, res.Topics
 	return WriteMetrics(filepath.Join(dir, MetricsFile), met)
 }
@@ -324,7 +347,17 @@ const (
 	EmbeddingsFile = "doc_embeddings.npy"
 	ThetaFile      = "doc_topics.npy"
 	MetricsFile    = "metrics.json"
-	EvalFile       = "eval.json"
+	// MetaFile holds the corpus's document fields, the labels among them
+	// (corpus.Graph.AllFields), one JSON object per document in corpus
+	// order, when the corpus has any: what facets are computed over.
+	MetaFile = "meta.jsonl"
+	// LengthsFile holds each document's word count (in the vocabulary),
+	// int32 (N,), the weights of the facets' word shares.
+	LengthsFile = "doc_lengths.npy"
+	// LinksFile holds the topic link map of every level below the root
+	// (topicmap.LinkMap), over all the corpus's links.
+	LinksFile = "topic_links.json"
+	EvalFile  = "eval.json"
 	// ValidFile is what a run that never reads the test split writes
 	// instead of the outputs above (gtformer train --valid-only).
 	ValidFile = "valid.json"
@@ -334,18 +367,26 @@ const (
 // that a directory trained into again can be cleaned of the previous run's
 // files this run did not write (package pipeline).
 var RunFiles = []string{model.ConfigFile, model.TreeFile, model.WeightsFile, edits.File, TopicsFile, TopicsTextFile, EmbeddingsFile, ThetaFile,
-	MetricsFile, "curves.png", "curves.svg", "map.png", "map.svg", EvalFile, ValidFile}
+	MetricsFile, LengthsFile, LinksFile, MetaFile, "curves.png", "curves.svg", "map.png", "map.svg", EvalFile, ValidFile}
 
-// WriteFiles are the files Write writes for a model without edits
-// (Written names them for any model).
-var WriteFiles = []string{model.ConfigFile, model.TreeFile, model.WeightsFile, TopicsFile, TopicsTextFile, EmbeddingsFile, ThetaFile, MetricsFile}
+// WriteFiles are the files Write always writes (Written: for a model and
+// its corpus).
+var WriteFiles = []string{model.ConfigFile, model.TreeFile, model.WeightsFile, TopicsFile, TopicsTextFile, EmbeddingsFile, ThetaFile,
+	LengthsFile, LinksFile, MetricsFile}
 
-// Written returns the files Write writes for m: WriteFiles, and edits.File
-// when m has an edit log.
-func Written(m *model.Model) []string {
+// LinkPairs is how many cross-branch pairs LinksFile lists per level.
+const LinkPairs = 20
+
+// Written returns the files Write writes for m and its corpus g:
+// WriteFiles, edits.File when m has an edit log, and MetaFile when g's
+// documents have fields or labels.
+func Written(m *model.Model, g *corpus.Graph) []string {
 	out := slices.Clone(WriteFiles)
 	if m.Edits.Len() > 0 {
 		out = append(out, edits.File)
+	}
+	if g.Labels != nil || len(g.Fields) > 0 {
+		out = append(out, MetaFile)
 	}
 	return out
 }

@@ -83,10 +83,14 @@ func TestWrite(t *testing.T) {
 			for _, e := range entries {
 				names = append(names, e.Name())
 			}
-			want := []string{"config.json", "doc_embeddings.npy", "doc_topics.npy", "metrics.json", "topics.json", "topics.txt", "tree.json", "weights.safetensors"}
+			want := []string{"config.json", "doc_embeddings.npy", "doc_lengths.npy", "doc_topics.npy", "meta.jsonl", "metrics.json", "topic_links.json", "topics.json", "topics.txt", "tree.json", "weights.safetensors"}
 			if !slices.Equal(names, want) {
 				t.Errorf("output directory holds %v, want %v", names, want)
 			}
+			if w := outputs.Written(m, g); !slices.Contains(w, outputs.MetaFile) {
+				t.Errorf("Written lists %v, without %s", w, outputs.MetaFile)
+			}
+			checkMeta(t, dir, g)
 			topics := checkTopicsJSON(t, dir, m, g, in, res)
 			checkTopicsText(t, dir, topics)
 			checkArrays(t, dir, m, g, res)
@@ -475,5 +479,28 @@ func TestWriteTopicsTextByLift(t *testing.T) {
 	topics[0].Children = []int{4, 9}
 	if err := outputs.WriteTopicsText(io.Discard, topics, outputs.TextOptions{}); err == nil || !strings.HasPrefix(err.Error(), "outputs: topic 0 lists child 9") {
 		t.Errorf("a missing child: error %v", err)
+	}
+}
+
+// checkMeta: meta.jsonl holds the corpus's labels (and fields), one line
+// per document in corpus order.
+func checkMeta(t *testing.T, dir string, g *corpus.Graph) {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, outputs.MetaFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fields, err := corpus.ReadMeta(f, outputs.MetaFile, g.NumDocs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fields) != 1 || fields[0].Name != corpus.LabelField {
+		t.Fatalf("meta.jsonl fields %v, want the labels", len(fields))
+	}
+	for i, l := range g.Labels {
+		if fields[0].Values[i] != g.LabelNames[l] {
+			t.Fatalf("document %d: label %q, want %q", i, fields[0].Values[i], g.LabelNames[l])
+		}
 	}
 }

@@ -232,7 +232,7 @@ func finish(sp Spec, ph *phases.Record, r *Result, log io.Writer) error {
 		met.DocsPerSec = tr.History[n-1].DocsPerSec
 	}
 	met.KeptEpoch, met.Valid = tr.Kept()
-	written := outputs.Written(tr.Model)
+	written := outputs.Written(tr.Model, g)
 	stop := ph.Start("plots")
 	drew, err := drawCurves(sp.Dir, title(sp, seed), tr.History)
 	if err == nil && drew {

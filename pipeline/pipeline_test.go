@@ -59,7 +59,7 @@ func TestRunWritesOutputsAndRepeats(t *testing.T) {
 		if r.Resumed != 0 || r.Eval == nil || r.Valid != nil || len(r.Topics) == 0 || r.Metrics.Test.KNNMicroF1 == nil {
 			t.Fatalf("result %+v", r)
 		}
-		want := append(append([]string{}, outputs.WriteFiles...), "curves.png", "curves.svg", "map.png", "map.svg")
+		want := append(append([]string{}, outputs.WriteFiles...), outputs.MetaFile, "curves.png", "curves.svg", "map.png", "map.svg")
 		for _, f := range want {
 			if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 				t.Error(err)

@@ -270,6 +270,7 @@ func TestBrowserExplorer(t *testing.T) {
 	}
 	b.screenshot(t, "explorer-embed")
 	exportChecks(t, b, ix, ix.NumDocs())
+	mapsChecks(t, b, ix, "explorer")
 	if p := b.problems(); len(p) > 0 {
 		t.Errorf("console errors: %v", p)
 	}
@@ -392,6 +393,7 @@ func TestBrowserReport(t *testing.T) {
 		t.Errorf("report embed form: disabled %v, note %q", disabled, note)
 	}
 	exportChecks(t, b, ix, 200) // the report's CSV holds its sample
+	mapsChecks(t, b, ix, "report")
 	for _, u := range b.urls() {
 		if !strings.HasPrefix(u, "file://") && !strings.HasPrefix(u, "data:") && !strings.HasPrefix(u, "blob:") {
 			t.Errorf("the report requested %s", u)

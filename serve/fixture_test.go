@@ -35,11 +35,18 @@ func fixture(t testing.TB) (*explore.Index, string) {
 	fix.once.Do(func() {
 		cfg := synth.Default()
 		cfg.Docs, cfg.Links, cfg.Seed = 300, 600, 7
-		g, _, err := synth.Generate(cfg)
+		g, truth, err := synth.Generate(cfg)
 		if err != nil {
 			fix.err = err
 			return
 		}
+		// A year field besides the labels, for the facets.
+		years, err := synth.Years(truth, 2000, 2010, 7)
+		if err != nil {
+			fix.err = err
+			return
+		}
+		g.Fields = []corpus.Field{years}
 		mc := model.Default()
 		mc.Width, mc.Layers, mc.Heads, mc.MLPHidden, mc.MaxLen = 8, 3, 2, 16, 16
 		mc.Vocab = len(g.Vocab)

@@ -154,6 +154,10 @@ func New(ix *explore.Index, opt Options) *Server {
 	s.route("GET", "/v1/tree", api(treeHandler{ix: ix}))
 	s.route("GET", "/v1/topics/{id}", api(topicHandler{ix: ix, maxPage: opt.MaxPage}))
 	s.route("PUT", "/v1/topics/{id}/label", post(labelHandler{ix: ix, opt: opt}))
+	s.route("GET", "/v1/topics/{id}/facets/{field}", api(facetsHandler{ix: ix}))
+	// Only GET: /v1/topics/{id}'s JSON 405 already answers the other
+	// methods, and a second catch-all for this path would conflict with it.
+	s.mux.Handle("GET /v1/topics/links", api(linksHandler{ix: ix}))
 	s.route("GET", "/v1/documents/{id}", api(documentHandler{ix: ix}))
 	s.route("GET", "/v1/words/{word}", api(wordHandler{ix: ix}))
 	s.route("GET", "/v1/search", api(searchHandler{ix: ix}))

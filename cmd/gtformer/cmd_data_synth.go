@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -43,6 +44,7 @@ func runDataSynth(args []string, stdout, stderr io.Writer) error {
 	links := fs.Int("links", -1, "number of undirected links; -1: 2 per document (a mean degree of 4)")
 	length := fs.Int("length", def.MeanLength, "mean document length in tokens")
 	seed := fs.Uint64("seed", def.Seed, "random seed: the same seed gives the same corpus")
+	years := fs.String("years", "", "`FROM-TO`: also write a \"year\" field (meta.jsonl) with a planted drift: one branch's documents grow in number over the years")
 	truth := fs.Bool("truth", true, "also write the planted tree ("+truthJSON+") and each document's leaf and level mixture ("+truthLeafNpy+", "+truthMixNpy+")")
 	describe(fs, stderr, "--out DIR [flags]", `
 Generates a document graph with a planted topic tree and writes it in the
@@ -52,7 +54,10 @@ commands use when no --data is given: 1,500 documents over 600 readable
 English words, a tree of 13 topics (root, 3 fields, 9 sub-fields), 3,000
 links, labels = the field. Documents mix the topics on one root-to-leaf
 path; links fall mostly inside a leaf or field, with heavy-tailed degrees.
-Large corpora for scale tests: --docs 500000 --links 1000000.`)
+Large corpora for scale tests: --docs 500000 --links 1000000. --years
+2000-2020 gives every document a year (meta.jsonl): the first branch's
+documents per year grow linearly from 1/3 to 3 times their mean, the others'
+are flat, so that its share rises (gtformer topics facets --field year).`)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -70,6 +75,10 @@ Large corpora for scale tests: --docs 500000 --links 1000000.`)
 	if err := cfg.Validate(); err != nil {
 		return usagef("%v", err)
 	}
+	from, to, err := parseYears(*years)
+	if err != nil {
+		return err
+	}
 
 	if err := claimSynthDir(*out); err != nil {
 		return err
@@ -79,11 +88,21 @@ Large corpora for scale tests: --docs 500000 --links 1000000.`)
 	if err != nil {
 		return err
 	}
+	var drift *truthDrift
+	if *years != "" {
+		f, err := synth.Years(tr, from, to, cfg.Seed)
+		if err != nil {
+			return err
+		}
+		g.Fields = []corpus.Field{f}
+		drift = &truthDrift{Field: f.Name, From: from, To: to, Rising: synth.Rising,
+			Note: "the rising topic's documents per year grow linearly from 1/3 to 3 times their mean over the years; the other branches' are flat"}
+	}
 	if err := corpus.WriteFolder(g, *out); err != nil {
 		return err
 	}
 	if *truth {
-		if err := writeTruth(*out, cfg, g, tr); err != nil {
+		if err := writeTruth(*out, cfg, g, tr, drift); err != nil {
 			return err
 		}
 	}
@@ -102,6 +121,31 @@ type truthFile struct {
 	DocLeaf   string       `json:"doc_leaf_file"`
 	DocMix    string       `json:"doc_mix_file"`
 	LabelNote string       `json:"labels"`
+	// Drift describes --years' planted drift; absent without --years.
+	Drift *truthDrift `json:"drift,omitempty"`
+}
+
+// truthDrift is the planted drift of --years.
+type truthDrift struct {
+	Field  string `json:"field"`
+	From   int    `json:"from"`
+	To     int    `json:"to"`
+	Rising int    `json:"rising_topic"`
+	Note   string `json:"note"`
+}
+
+// parseYears reads --years FROM-TO ("" is none).
+func parseYears(s string) (from, to int, err error) {
+	if s == "" {
+		return 0, 0, nil
+	}
+	a, b, ok := strings.Cut(s, "-")
+	from, err1 := strconv.Atoi(a)
+	to, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || from > to || from < 0 || to-from > 1000 {
+		return 0, 0, usagef("--years %q: want FROM-TO, two years such as 2000-2020 (at most 1,000 years apart)", s)
+	}
+	return from, to, nil
 }
 
 type truthTopic struct {
@@ -114,8 +158,8 @@ type truthTopic struct {
 }
 
 // writeTruth writes truth.json and the per-document arrays.
-func writeTruth(dir string, cfg synth.Config, g *corpus.Graph, tr *synth.Truth) error {
-	tf := truthFile{Config: cfg, Leak: synth.Leak, Zipf: synth.ZipfExponent,
+func writeTruth(dir string, cfg synth.Config, g *corpus.Graph, tr *synth.Truth, drift *truthDrift) error {
+	tf := truthFile{Config: cfg, Leak: synth.Leak, Zipf: synth.ZipfExponent, Drift: drift,
 		DocLeaf:   truthLeafNpy + ": int32 (docs,), each document's planted leaf topic id",
 		DocMix:    truthMixNpy + ": float32 (docs, depth), each document's level mixture, root first",
 		LabelNote: "labels.txt holds each document's level-1 topic, numbered 0..branching-1 (topic id - 1)"}

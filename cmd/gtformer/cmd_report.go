@@ -26,10 +26,10 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	maxDocs := fs.Int("max-docs", def.MaxDocs, "documents the report holds at most (a fixed sample; about 3 KB each)")
 	describe(fs, stderr, "--model DIR [--data PATH] --out FILE.html", `
 Writes the explorer of gtformer serve as one HTML file with its data and
-script inlined: the topic tree, every topic's panel, the Poincaré disk with a
-sample of at most --max-docs documents (the density layer counts them all),
-their panels and nearest documents, and word search over the topics' top
-words. It opens from disk with no server and no network; embedding new text
+script inlined: the topic tree, every topic's panel and facet charts, the
+link map of every level, the Poincaré disk with a sample of at most
+--max-docs documents (the density layer counts them all), their panels and
+nearest documents, and word search over the topics' top words. It opens from disk with no server and no network; embedding new text
 needs gtformer serve. The file is written atomically.`)
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -46,8 +46,8 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	describe(fs, stderr, "--model DIR [--data PATH] [--addr 127.0.0.1:8080]", `
 Serves a trained model and the corpus it was trained on (--data, as for
 train; empty: the built-in corpus) over HTTP: the explorer page at / and the
-JSON API under /v1/ (info, tree, topics, documents, words, search, layout,
-doc-topic CSV, POST embed and neighbors; see the README). The documents'
+JSON API under /v1/ (info, tree, topics, facets, link map, documents, words,
+search, layout, doc-topic CSV, POST embed and neighbors; see the README). The documents'
 embeddings come from the model folder's doc_embeddings.npy and
 doc_topics.npy, or are computed at start when those are missing. SIGINT or
 SIGTERM stops the server gracefully.

@@ -265,7 +265,7 @@ holding every earlier edit, this one and the SHA-256 of DIR's weights.`
 		if err := outputs.Write(*out, m, seed, g, in, res, met); err != nil {
 			return nil, err
 		}
-		return outputs.Written(m), nil
+		return outputs.Written(m, g), nil
 	}, stderr)
 	if err != nil {
 		return err

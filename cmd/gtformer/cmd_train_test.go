@@ -101,6 +101,7 @@ func TestTrainBuiltinEndToEnd(t *testing.T) {
 	}
 
 	t.Run("topics", func(t *testing.T) { checkTopicsCmd(t, dir) })
+	t.Run("topics facets and links", func(t *testing.T) { checkTopicsMapsCmd(t, dir) })
 	t.Run("embed", func(t *testing.T) { checkEmbedCmd(t, dir) })
 	t.Run("resume finished run", func(t *testing.T) {
 		code, out2, errs := runCmd("train", "--out", dir, "--resume", "--quiet")

@@ -48,9 +48,10 @@
   // reportGet answers a GET from the report's data, whose keys are the
   // API paths without query and with ids unescaped.
   function reportGet(path) {
+    const r = REPORT.responses;
+    if (path in r) return r[path]; // an answer kept with its query (the link maps)
     const [raw, query] = path.split('?');
     const key = decodeURIComponent(raw);
-    const r = REPORT.responses;
     if (key === '/v1/search') {
       const q = (new URLSearchParams(query).get('q') || '').trim();
       const word = r['/v1/words/' + q.toLowerCase()] || null;
@@ -152,7 +153,8 @@
       // The page's address may name the view and the topic to open:
       // #view=disk&topic=5 (for links and screenshots).
       const want = new URLSearchParams(location.hash.slice(1));
-      if (want.get('view') === 'disk') state.view = 'disk';
+      if (want.get('view') === 'disk' || want.get('view') === 'links') state.view = want.get('view');
+      state.linkLevel = Number(want.get('level')) || 1;
       const tid = Number(want.get('topic'));
       await selectTopic(want.has('topic') && state.byId.has(tid) ? tid : state.nodes[0].id);
       document.body.dataset.ready = 'true';
@@ -188,6 +190,7 @@
   function drawView() {
     for (const b of document.querySelectorAll('#tabs .tab')) b.classList.toggle('active', b.dataset.view === state.view);
     if (state.view === 'disk') return drawDisk();
+    if (state.view === 'links' && links) return links.draw();
     drawIcicle();
     return Promise.resolve();
   }
@@ -423,8 +426,9 @@
     };
     addMore(t.next_cursor);
     mark(panel, 'topic', t.id);
-    panel.replaceChildren(head, el('h3', { text: 'Top words' }), el('div', {}, bw, ' ', bl), wordsBox, subs,
-      el('h3', { text: 'Representative documents (highest \u03b8, ' + t.documents_total + ' ranked)' }), list, more);
+    const byField = facets ? facets.section(t) : null;
+    panel.replaceChildren(...[head, el('h3', { text: 'Top words' }), el('div', {}, bw, ' ', bl), wordsBox, subs, byField,
+      el('h3', { text: 'Representative documents (highest \u03b8, ' + t.documents_total + ' ranked)' }), list, more].filter(x => x));
     drawWords();
   }
 
@@ -464,12 +468,20 @@
       el('br'), el('span', { class: 'snippet', text: n.snippet }))));
   }
 
+  // fieldList shows a document's fields but the label (shown above).
+  function fieldList(fields) {
+    const names = Object.keys(fields || {}).filter(k => k !== 'label');
+    if (!names.length) return el('span');
+    return el('p', { class: 'note', id: 'doc-fields' }, ...names.map(k => el('span', { class: 'pill', text: k + ': ' + fields[k] })));
+  }
+
   function renderDocument(panel, d) {
     mark(panel, 'document', d.id);
     panel.replaceChildren(
       crumbs(d.path),
       el('h2', { id: 'panel-title', text: 'Document ' + d.id }),
       el('p', { class: 'note', text: d.length + ' words' + (d.label ? ' \u00b7 label ' + d.label : '') }),
+      fieldList(d.fields),
       el('p', { class: 'snippet', text: d.text + (d.length > 60 ? ' \u2026' : '') }),
       el('h3', { text: 'Top topics (\u03b8)' }), topicList(d.topics),
       el('h3', { text: 'Nearest documents (' + state.info.geometry + ' distance)' }), neighborList(d.nearest));
@@ -595,6 +607,12 @@
     }
     download('gtformer-doc-topics.csv', new Blob([text], { type: 'text/csv' }));
   }
+
+  // ---- the views in their own files (facets.js, linkmap.js) ----
+
+  const api = { el, svg, get, pct, words, PALETTE, state, selectTopic, SVGNS };
+  const facets = window.gtformerFacets ? window.gtformerFacets(api) : null;
+  const links = window.gtformerLinks ? window.gtformerLinks(api) : null;
 
   // ---- wiring ----
 

@@ -6,6 +6,7 @@
     gt.topic_info()                            # DataFrame (pandas) or list of dicts
     gt.document_info()
     gt.embeddings(); gt.doc_topics(); gt.tree(); gt.metrics(); gt.weights()
+    gt.facets("year"); gt.topic_links(1)      # fields per topic; which topics link
     gtformer.Client("http://127.0.0.1:8080").embed(["some text"])
 
 Training and serving stay with the Go program; this package only reads.

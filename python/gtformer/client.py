@@ -63,6 +63,17 @@ class Client:
         """GET /v1/topics/{id}: a topic's words, subtopics and documents."""
         return self._request("GET", f"/v1/topics/{int(id)}")
 
+    def facets(self, topic, field, bin=None):
+        """GET /v1/topics/{topic}/facets/{field}: the topic's share per bin of a
+        document field, its children stacked (bin: year, month, quantile or value)."""
+        q = "?bin=" + urllib.parse.quote(bin) if bin else ""
+        return self._request("GET", f"/v1/topics/{int(topic)}/facets/" + urllib.parse.quote(str(field), safe="") + q)
+
+    def topic_links(self, level=1, top=10):
+        """GET /v1/topics/links: the link map of a level (lift matrix, mean
+        lifts inside and across branches, the strongest cross-branch pairs)."""
+        return self._request("GET", f"/v1/topics/links?level={int(level)}&top={int(top)}")
+
     def document(self, id):
         """GET /v1/documents/{id}: a known document's label, text, topics and path."""
         return self._request("GET", "/v1/documents/" + urllib.parse.quote(str(id), safe=""))

@@ -4,7 +4,9 @@ Files (all written by the Go program): config.json (architecture, curvature
 K), tree.json (the topic tree, topics in breadth-first row order),
 topics.json (per topic: top words, share), doc_embeddings.npy (float32
 (N, n+1), points on the hyperboloid <x,x>_L = -K), doc_topics.npy (float32
-(N, T), θ, columns in tree.json's row order), metrics.json and
+(N, T), θ, columns in tree.json's row order), doc_lengths.npy (int32 (N,),
+word counts), meta.jsonl (the documents' fields, the labels among them),
+topic_links.json (the link map of every level), metrics.json and
 weights.safetensors. The corpus (ids, labels, texts) is not in the folder:
 pass data= (the training run's --data) for document_info()."""
 
@@ -14,6 +16,7 @@ import os
 import numpy as np
 
 from . import corpus as corpus_mod
+from . import facets as facets_mod
 from . import frames
 from . import safetensors
 from .errors import GtformerError
@@ -385,19 +388,88 @@ class Model:
             rows.append(row)
         return frames.table(rows, cols)
 
-    # ---- parts of issue 35 that need model files not written yet ----
+    # ---- facets and the topic link map ----
 
-    def facets(self, field):
-        """Not available yet: needs the document fields (meta.jsonl) kept
-        with the model, which gtformer does not write yet."""
-        raise NotImplementedError(
-            "gtformer: facets need the document fields kept with the model (meta.jsonl in the model folder), "
-            "which gtformer train does not write yet"
-        )
+    def doc_lengths(self):
+        """int32 array (N,): each document's word count (in the vocabulary),
+        the weights of the facets' word shares (doc_lengths.npy)."""
+        if "lengths" not in self._cache:
+            path = self._file("doc_lengths.npy")
+            try:
+                arr = np.load(path, allow_pickle=False)
+            except FileNotFoundError:
+                raise GtformerError(f"{path}: missing (gtformer train writes it; retrain a model written before it did)") from None
+            except (OSError, ValueError, EOFError) as e:
+                raise GtformerError(f"{path}: not a readable .npy array: {e}") from e
+            n = self.doc_topics().shape[0]
+            if arr.shape != (n,) or arr.dtype.kind not in "iu":
+                raise GtformerError(f"{path}: shape {arr.shape} of {arr.dtype}, want ({n},) integers")
+            self._cache["lengths"] = arr
+        return self._cache["lengths"]
+
+    def fields(self):
+        """The documents' fields kept with the model (meta.jsonl; the labels
+        as "label"): dict name -> (kind, values), kind "number", "string"
+        or "date", values one per document (None where absent)."""
+        if "fields" not in self._cache:
+            self._cache["fields"] = facets_mod.read_meta(self._file("meta.jsonl"), self.doc_topics().shape[0])
+        return self._cache["fields"]
+
+    def facets(self, field, topic=None, bin=None, top=facets_mod.DEFAULT_TOP, quantiles=facets_mod.DEFAULT_QUANTILES):
+        """A topic's share per bin of a document field (the root's by
+        default), its children stacked, as `gtformer topics facets --csv`:
+        one row per bin and series with bin, lo, hi, docs, words, series
+        ("total": the topic's subtree, "self": its own θ, "child": a
+        child's subtree), topic, word_share (Σ|d|θ/Σ|d| over the bin's
+        documents) and doc_share (mean θ). bin: None (by the field),
+        "year", "month", "quantile" or "value". A DataFrame with pandas
+        (pivot it: rows.pivot_table(index="bin", columns="topic",
+        values="word_share")), else a list of dicts."""
+        fields = self.fields()
+        if field not in fields:
+            raise GtformerError(f"{self.path}: no document field {field!r}; the fields are {', '.join(sorted(fields)) or 'none'}")
+        kind, values = fields[field]
+        mode, bins, of = facets_mod.bin_field(field, kind, values, bin=bin, top=top, quantiles=quantiles)
+        ids = self.topic_ids
+        if topic is None:
+            node = next(r for r, t in enumerate(self._rows) if t["parent"] == -1)
+        elif topic in ids:
+            node = ids.index(topic)
+        else:
+            raise GtformerError(f"{self.path}: no topic {topic!r}")
+        rows = facets_mod.facet_rows(self.doc_topics(), self.doc_lengths(), self._rows, node, bins, of)
+        return frames.table(rows, facets_mod.COLUMNS)
+
+    def link_map(self, level):
+        """The topic link map of a level (topic_links.json) as a dict:
+        topics, parents, links, share, mass, expected and lift (numpy
+        arrays, rows and columns in topics order), inside, across, self,
+        siblings (mean lifts) and pairs (the strongest cross-branch)."""
+        if "links" not in self._cache:
+            maps = _read_json(self._file("topic_links.json"))
+            if not isinstance(maps, list) or not all(isinstance(m, dict) and isinstance(m.get("level"), int) for m in maps):
+                raise GtformerError(f"{self._file('topic_links.json')}: not a list of link maps")
+            self._cache["links"] = {m["level"]: m for m in maps}
+        maps = self._cache["links"]
+        if level not in maps:
+            raise GtformerError(f"{self.path}: no link map of level {level!r}; the tree has levels 1 to {self.levels() - 1} below the root")
+        m = dict(maps[level])
+        for key in ("share", "mass", "expected", "lift"):
+            m[key] = np.asarray(m[key], dtype=np.float64)
+        return m
 
     def topic_links(self, level):
-        """Not available yet: needs the topic link map, which gtformer does
-        not write yet."""
-        raise NotImplementedError(
-            "gtformer: topic_links needs the topic link map in the model folder, which gtformer does not write yet"
-        )
+        """The link map of a level as a table, one row per pair of the
+        level's topics (a ≤ b in tree order), as `gtformer topics links
+        --csv`: a, b, parent_a, parent_b, inside (one branch: the same
+        parent, or at level 1 a topic with itself), mass, expected, lift
+        (mass / expected). link_map(level) has the matrices and the means."""
+        m = self.link_map(level)
+        ts, ps = m["topics"], m["parents"]
+        rows = []
+        for i in range(len(ts)):
+            for j in range(i, len(ts)):
+                rows.append({"a": ts[i], "b": ts[j], "parent_a": ps[i], "parent_b": ps[j],
+                             "inside": i == j or (level > 1 and ps[i] == ps[j]),
+                             "mass": float(m["mass"][i, j]), "expected": float(m["expected"][i, j]), "lift": float(m["lift"][i, j])})
+        return frames.table(rows, ["a", "b", "parent_a", "parent_b", "inside", "mass", "expected", "lift"])

@@ -1,6 +1,6 @@
 """The tests' shared fixture, built once per test run: the gtformer binary
 (go build), a synthetic corpus (gtformer data synth, the built-in corpus in
-the folder format, with labels) and a model trained on it for one epoch.
+the folder format, with labels and a year field) and a model trained on it for one epoch.
 Building needs the Go toolchain and takes well under a minute; without Go
 the tests fail (they never skip)."""
 
@@ -49,7 +49,7 @@ def get():
         atexit.register(shutil.rmtree, tmp, True)
         fx = Fixture(tmp)
         run([go(), "build", "-o", fx.binary, "./cmd/gtformer"])
-        run([fx.binary, "data", "synth", "--out", fx.corpus])
+        run([fx.binary, "data", "synth", "--out", fx.corpus, "--years", "2000-2020"])
         run([fx.binary, "train", "--data", fx.corpus, "--out", fx.model, "--epochs", "1", "--quiet"])
         _state["fx"] = fx
     return _state["fx"]

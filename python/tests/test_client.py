@@ -84,6 +84,23 @@ class ServeTest(unittest.TestCase):
         tree = self.client.tree()
         self.assertEqual([t["id"] for t in tree["nodes"]], self.gt.topic_ids)
 
+    def test_facets_and_links_match_model_folder(self):
+        # The server's answers and the reader's, over the same model folder.
+        f = self.client.facets(0, "year")
+        rows = self.gt.facets("year")
+        rows = rows.to_dict("records") if hasattr(rows, "to_dict") else rows
+        totals = [r["word_share"] for r in rows if r["series"] == "total"]
+        self.assertEqual([b["label"] for b in f["bins"]], [r["bin"] for r in rows if r["series"] == "total"])
+        for a, b in zip(f["total"]["words"], totals):
+            self.assertAlmostEqual(a, b, places=9)
+        lm = self.client.topic_links(2, top=3)
+        self.assertEqual(lm["topics"], self.gt.link_map(2)["topics"])
+        self.assertAlmostEqual(lm["inside"], self.gt.link_map(2)["inside"], places=9)
+        self.assertLessEqual(len(lm["pairs"]), 3)
+        with self.assertRaises(gtformer.ServerError) as e:
+            self.client.facets(0, "venue")
+        self.assertEqual(e.exception.status, 404)
+
     def test_paths_match_server(self):
         paths = self.gt.paths()
         for i in list(range(0, len(paths), 15)) + [len(paths) - 1]:

@@ -3,7 +3,10 @@ program wrote: θ rows are distributions, points lie on the hyperboloid,
 shares are the length-weighted mean of θ, weights have the shapes
 config.json implies, labels are the corpus's."""
 
+import csv
 import importlib
+import io
+import math
 import json
 import os
 import tempfile
@@ -221,11 +224,55 @@ class TreeAndTablesTest(unittest.TestCase):
         with self.assertRaisesRegex(gtformer.GtformerError, r"data="):
             gtformer.load(FX.model).document_info()
 
-    def test_facets_and_links_not_built(self):
-        with self.assertRaisesRegex(NotImplementedError, "meta.jsonl"):
-            self.gt.facets("year")
-        with self.assertRaisesRegex(NotImplementedError, "link"):
-            self.gt.topic_links(1)
+    def _go_csv(self, *args):
+        res = fixture.run([FX.binary, "topics", *args, "--model", FX.model, "--data", FX.corpus, "--csv"])
+        return list(csv.DictReader(io.StringIO(res.stdout)))
+
+    def _rows(self, table):
+        return table.to_dict("records") if hasattr(table, "to_dict") else table
+
+    def test_facets_match_go(self):
+        # The Go program's rows, for each kind of binning.
+        for args, kw in [
+            (["--field", "year"], {}),
+            (["--field", "year", "--bin", "quantile", "--quantiles", "4"], {"bin": "quantile", "quantiles": 4}),
+            (["--field", "label", "--topic", "1"], {"topic": 1}),
+            (["--field", "label", "--top", "1"], {"top": 1}),
+        ]:
+            with self.subTest(args=args):
+                want = self._go_csv("facets", *args)
+                got = self._rows(self.gt.facets(kw.pop("field", args[1]), **kw))
+                self.assertEqual(len(got), len(want))
+                for g, w in zip(got, want):
+                    self.assertEqual((g["bin"], g["series"], int(g["topic"]), int(g["docs"])), (w["bin"], w["series"], int(w["topic"]), int(w["docs"])))
+                    for key in ("lo", "hi", "words", "word_share", "doc_share"):
+                        self.assertTrue(math.isclose(float(g[key]), float(w[key]), rel_tol=1e-6, abs_tol=1e-9), f"{key}: {g[key]} vs {w[key]}")
+
+    def test_facets_errors(self):
+        with self.assertRaisesRegex(gtformer.GtformerError, "no document field 'venue'; the fields are label, year"):
+            self.gt.facets("venue")
+        with self.assertRaisesRegex(ValueError, "holds strings: bin by value"):
+            self.gt.facets("label", bin="year")
+        with self.assertRaisesRegex(gtformer.GtformerError, "no topic 999"):
+            self.gt.facets("year", topic=999)
+
+    def test_topic_links_match_go(self):
+        for level in (1, 2):
+            with self.subTest(level=level):
+                want = self._go_csv("links", "--level", str(level))
+                got = self._rows(self.gt.topic_links(level))
+                self.assertEqual(len(got), len(want))
+                for g, w in zip(got, want):
+                    self.assertEqual((int(g["a"]), int(g["b"]), bool(g["inside"])), (int(w["a"]), int(w["b"]), w["inside"] == "true"))
+                    for key in ("mass", "expected", "lift"):
+                        # The CSV holds 8 significant digits.
+                        self.assertTrue(math.isclose(float(g[key]), float(w[key]), rel_tol=1e-6, abs_tol=1e-9), f"{key}: {g[key]} vs {w[key]}")
+        m = self.gt.link_map(1)
+        self.assertEqual(m["lift"].shape, (len(m["topics"]), len(m["topics"])))
+        # The planted corpus links mostly inside a branch.
+        self.assertGreater(m["inside"], m["across"])
+        with self.assertRaisesRegex(gtformer.GtformerError, "no link map of level 7"):
+            self.gt.link_map(7)
 
 
 class WithoutPandasTest(unittest.TestCase):
