@@ -370,13 +370,19 @@ class Model:
     def document_info(self):
         """One row per document: index (row in the arrays), id, level_0 …
         level_{L-1} (the top topic of each level), path (list of topic ids,
-        see paths()), and label when the corpus has labels. Needs data=.
-        A DataFrame with pandas, else a list of dicts."""
+        see paths()), label when the corpus has labels, and one column per
+        document field kept with the model (fields(); None where a document
+        has none). Needs data=. A DataFrame with pandas, else a list of
+        dicts."""
         c = self.corpus()
         top = self.top_topics()
         paths = self.paths()
         lv = [f"level_{k}" for k in range(top.shape[1])]
         cols = ["index", "id"] + lv + ["path"] + (["label"] if c.labels is not None else [])
+        fields = {}
+        if os.path.exists(os.path.join(self.path, "meta.jsonl")):
+            fields = {k: v for k, (_, v) in sorted(self.fields().items()) if k != "label"}
+        cols += list(fields)
         rows = []
         for i in range(len(c)):
             row = {"index": i, "id": c.ids[i]}
@@ -385,6 +391,8 @@ class Model:
             row["path"] = paths[i]
             if c.labels is not None:
                 row["label"] = c.labels[i]
+            for k, values in fields.items():
+                row[k] = values[i]
             rows.append(row)
         return frames.table(rows, cols)
 

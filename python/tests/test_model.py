@@ -187,6 +187,11 @@ class TreeAndTablesTest(unittest.TestCase):
         names = words(os.path.join(FX.corpus, "label_names.txt"))
         labels = [names[int(s)] for s in words(os.path.join(FX.corpus, "labels.txt"))]
         self.assertEqual(list(doc["label"]), labels)
+        # The fields kept with the model are columns too (the corpus's
+        # meta.jsonl, one object per document).
+        with open(os.path.join(FX.corpus, "meta.jsonl")) as f:
+            years = [json.loads(line).get("year") for line in f]
+        self.assertEqual(list(doc["year"]), years)
         levels = [c for c in doc.columns if c.startswith("level_")]
         self.assertEqual(len(levels), self.gt.levels())
         root = self.gt.tree().id
