@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/csv"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -25,11 +26,9 @@ func init() {
 const topicsFacetsSynopsis = "--model DIR --field F [--topic ID] [--bin year|month|quantile|value] [--csv]"
 
 func runTopicsFacets(args []string, stdout, stderr io.Writer) error {
-	var d dataFlags
+	var mf mapsFlags
 	fs := newFlagSet("topics facets", topicsFacetsSynopsis, stderr)
-	d.registerLoad(fs)
-	allow := fs.Bool("allow-different-corpus", false, "use a corpus other than the one the model was trained on (its vocabulary must still be the model's)")
-	dir := fs.String("model", "", "model `DIR` written by gtformer train --out")
+	mf.register(fs)
 	field := fs.String("field", "", "the document field `F` (\"label\" for the labels; gtformer serve's /v1/info lists them)")
 	topic := fs.Int("topic", -1, "topic `ID` whose share is shown (-1: the root, its branches stacked)")
 	bin := fs.String("bin", "", "binning: year or month (dates; year also bins integer numbers), quantile (numbers, dates) or value (strings); empty: by the field")
@@ -52,7 +51,7 @@ strings by value with the long tail as "(other)". Shares are percentages.`)
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
-	if *dir == "" || *field == "" {
+	if *mf.dir == "" || *field == "" {
 		return usagef("--model and --field are required")
 	}
 	switch *bin {
@@ -63,7 +62,7 @@ strings by value with the long tail as "(other)". Shares are percentages.`)
 	if *top < 1 || *quant < 1 {
 		return usagef("--top and --quantiles must be positive")
 	}
-	ix, err := openMapsIndex(*dir, &d, *allow, stderr)
+	ix, err := mf.open(stderr)
 	if err != nil {
 		return err
 	}
@@ -86,14 +85,29 @@ strings by value with the long tail as "(other)". Shares are percentages.`)
 	return writeFacetTable(stdout, f, *docs)
 }
 
-// openMapsIndex loads the model and its corpus as gtformer report does.
-func openMapsIndex(dir string, d *dataFlags, allow bool, stderr io.Writer) (*explore.Index, error) {
+// mapsFlags are the flags topics facets and topics links share: the
+// model folder and the corpus it was trained on.
+type mapsFlags struct {
+	d     dataFlags
+	allow *bool
+	dir   *string
+}
+
+func (f *mapsFlags) register(fs *flag.FlagSet) {
+	f.d.registerLoad(fs)
+	f.allow = fs.Bool("allow-different-corpus", false, "use a corpus other than the one the model was trained on (its vocabulary must still be the model's)")
+	f.dir = fs.String("model", "", "model `DIR` written by gtformer train --out")
+}
+
+// open loads the model and its corpus into an explorer index, which
+// computes the facets and the link map.
+func (f *mapsFlags) open(stderr io.Writer) (*explore.Index, error) {
 	// The documents' θ does not depend on the split.
-	m, _, g, _, err := loadModelAndCorpus(dir, d, allow, stderr, "split")
+	m, _, g, _, err := loadModelAndCorpus(*f.dir, &f.d, *f.allow, stderr, "split")
 	if err != nil {
 		return nil, err
 	}
-	return explore.Open(dir, m, g)
+	return explore.Open(*f.dir, m, g)
 }
 
 // fieldList names the index's fields and topics for a usage message.

@@ -23,11 +23,9 @@ func init() {
 const topicsLinksSynopsis = "--model DIR [--level L] [--top N] [--csv]"
 
 func runTopicsLinks(args []string, stdout, stderr io.Writer) error {
-	var d dataFlags
+	var mf mapsFlags
 	fs := newFlagSet("topics links", topicsLinksSynopsis, stderr)
-	d.registerLoad(fs)
-	allow := fs.Bool("allow-different-corpus", false, "use a corpus other than the one the model was trained on (its vocabulary must still be the model's)")
-	dir := fs.String("model", "", "model `DIR` written by gtformer train --out")
+	mf.register(fs)
 	level := fs.Int("level", 1, "tree `L`evel whose topics are mapped (1: the root's children)")
 	top := fs.Int("top", 10, "strongest cross-branch pairs listed")
 	asCSV := fs.Bool("csv", false, "print CSV, one row per pair of topics: a,b,parent_a,parent_b,inside,mass,expected,lift")
@@ -45,13 +43,13 @@ cross-branch pairs. Reads the corpus's links as gtformer report does.`)
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
-	if *dir == "" {
+	if *mf.dir == "" {
 		return usagef("--model is required")
 	}
 	if *top < 0 {
 		return usagef("--top must not be negative, got %d", *top)
 	}
-	ix, err := openMapsIndex(*dir, &d, *allow, stderr)
+	ix, err := mf.open(stderr)
 	if err != nil {
 		return err
 	}
