@@ -191,7 +191,7 @@ func Completion(m *model.Model, g *corpus.Graph, s *corpus.Split, opt Options) f
 	observed, heldOut := metrics.CompletionSplit(metrics.Subset(g, s.Test), CompletionSeed)
 	half := g.WithDocs(s.Test, observed)
 	emb := m.Embed(m.Inputs(half, s.TrainNeighbors32), s.Test, s.TrainNeighbors32, opt.MaxNbrs, opt.EmbedBatch)
-	return metrics.PerplexityExponentMix(emb.Theta, m.Beta(), emb.Topics, heldOut, m.Topics.WordMix().Func())
+	return metrics.PerplexityExponentMix(m.FoldIn(emb.Theta, observed), m.Beta(), emb.Topics, heldOut, m.Topics.WordMix().Func())
 }
 
 func ptr(v float64) *float64 {
@@ -306,8 +306,9 @@ func ScoreQueries(m *model.Model, g *corpus.Graph, s *corpus.Split, emb *model.E
 		}
 	}
 	if len(s.Test) > 0 {
-		theta := rows(emb.Theta, emb.Topics, s.Test)
-		t.LogPerplexity = ptr(metrics.PerplexityExponentMix(theta, m.Beta(), emb.Topics, metrics.Subset(g, s.Test), m.Topics.WordMix().Func()))
+		docs := metrics.Subset(g, s.Test)
+		theta := m.FoldIn(rows(emb.Theta, emb.Topics, s.Test), docs)
+		t.LogPerplexity = ptr(metrics.PerplexityExponentMix(theta, m.Beta(), emb.Topics, docs, m.Topics.WordMix().Func()))
 	}
 	return t
 }

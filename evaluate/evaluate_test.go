@@ -144,15 +144,21 @@ func TestScoreHandMade(t *testing.T) {
 				}
 			}
 			// Perplexity exponent: −Σ n_w log Σ_t θ_t β_tw / Σ n_w over
-			// the test documents.
+			// the test documents, θ refined by the model's fold-in
+			// rounds (metrics.FoldIn, tested on its own).
 			beta := m.Beta()
 			V := len(g.Vocab)
-			var nll, words float64
+			var start []float32
 			for _, d := range s.Test {
+				start = append(start, emb.Theta[int(d)*3:int(d+1)*3]...)
+			}
+			theta := metrics.FoldIn(start, beta, 3, metrics.Subset(g, s.Test), nil, m.Cfg.FoldIn)
+			var nll, words float64
+			for i, d := range s.Test {
 				for _, w := range g.Doc(int(d)) {
 					var p float64
 					for k := 0; k < 3; k++ {
-						p += float64(emb.Theta[int(d)*3+k]) * float64(beta[k*V+int(w)])
+						p += float64(theta[i*3+k]) * float64(beta[k*V+int(w)])
 					}
 					nll -= math.Log(p)
 					words++
@@ -301,12 +307,13 @@ func TestRun(t *testing.T) {
 	emb := m.Embed(m.Inputs(half, s.TrainNeighbors32), s.Test, s.TrainNeighbors32, 64, 128)
 	beta := m.Beta()
 	V := len(g.Vocab)
+	theta := metrics.FoldIn(emb.Theta, beta, emb.Topics, obs, nil, m.Cfg.FoldIn)
 	var nll, words float64
 	for i := range s.Test {
 		for _, w := range held[i] {
 			var p float64
 			for k := 0; k < emb.Topics; k++ {
-				p += float64(emb.Theta[i*emb.Topics+k]) * float64(beta[k*V+int(w)])
+				p += float64(theta[i*emb.Topics+k]) * float64(beta[k*V+int(w)])
 			}
 			nll -= math.Log(p)
 			words++

@@ -62,7 +62,13 @@ func TestPerplexityWithBackgroundMix(t *testing.T) {
 		theta = append(theta, res.Emb.Theta[int(d)*T:int(d+1)*T]...)
 		docs[i] = g.Doc(int(d))
 	}
+	encoder := wordProbsNLL(t, m, theta, T, docs)
+	mix := m.Topics.WordMix().Func()
+	theta = metrics.FoldIn(theta, m.Beta(), T, metrics.Subset(g, s.Test), mix, m.Cfg.FoldIn)
 	want := wordProbsNLL(t, m, theta, T, docs)
+	if !(want < encoder) {
+		t.Errorf("fold-in: log-perplexity %.6g, the encoder's θ gives %.6g: want it lower", want, encoder)
+	}
 	got := res.Test.LogPerplexity
 	if got == nil || math.Abs(*got-want) > 1e-5 {
 		t.Errorf("log-perplexity %s, WordProbs' %.8g", show(got), want)
@@ -79,7 +85,7 @@ func TestPerplexityWithBackgroundMix(t *testing.T) {
 	for i := range s.Test {
 		heldDocs[i] = held.Doc(i)
 	}
-	want = wordProbsNLL(t, m, emb.Theta, T, heldDocs)
+	want = wordProbsNLL(t, m, metrics.FoldIn(emb.Theta, m.Beta(), T, obs, mix, m.Cfg.FoldIn), T, heldDocs)
 	if c := res.Test.LogPerplexityCompletion; c == nil || math.Abs(*c-want) > 1e-5 {
 		t.Errorf("completion log-perplexity %s, WordProbs' %.8g", show(c), want)
 	}

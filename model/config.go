@@ -95,6 +95,12 @@ type Config struct {
 	// either way.
 	Hops int `json:"hops,omitempty"`
 
+	// FoldIn is the number of EM rounds that refine a document's θ against
+	// the fixed topics before its words are scored (perplexity), as LDA
+	// folds in a document (metrics.FoldIn), started from the encoder's θ;
+	// 0 scores the encoder's θ as it is.
+	FoldIn int `json:"fold_in,omitempty"`
+
 	LambdaTopic float64 `json:"lambda_topic"`
 	// LambdaLevel weighs a prior on the levels: KL(uniform ‖ q̄) with q̄
 	// the batch's mean mass per level of the tree (Σ of θ over a level's
@@ -246,6 +252,9 @@ func Default() Config {
 		LambdaLevel: 1,
 		Neighbors:   5,
 		Hops:        2,
+		// θ refined against the topics before words are scored
+		// (docs/design.md, "Evaluation protocol").
+		FoldIn:      20,
 		LambdaTopic: 1,
 		LambdaSup:   1,
 		SupHidden:   128,
@@ -285,6 +294,7 @@ func (c *Config) validate() error {
 	check(c.SkipGate == nil || (c.FeatureSkip && !math.IsNaN(float64(*c.SkipGate)) && !math.IsInf(float64(*c.SkipGate), 0)), "the skip gate needs the feature skip and a finite value")
 	check(c.Neighbors >= 1, "neighbours %d must be positive", c.Neighbors)
 	check(c.Hops >= 0 && c.Hops <= 2, "hops %d: want 1 or 2 (0 means 1)", c.Hops)
+	check(c.FoldIn >= 0 && c.FoldIn <= maxFoldIn, "fold-in rounds %d outside [0, %d]", c.FoldIn, maxFoldIn)
 	check(finiteNonNeg(c.LambdaTopic) && finiteNonNeg(c.LambdaSup) && finiteNonNeg(c.LambdaLevel) && finiteNonNeg(c.LambdaBranch) && finiteNonNeg(c.LambdaDiv), "loss weights λ_topic=%g, λ_sup=%g, λ_level=%g, λ_branch=%g, λ_div=%g must be finite and non-negative", c.LambdaTopic, c.LambdaSup, c.LambdaLevel, c.LambdaBranch, c.LambdaDiv)
 	t := c.Tree
 	check(t.Mode == TreeGrow || t.Mode == TreeFixed || t.Mode == TreeFlat, "tree mode %q: want grow, fixed or flat", t.Mode)

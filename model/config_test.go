@@ -45,6 +45,8 @@ func TestConfigValidate(t *testing.T) {
 		{"features", func(c *Config) { c.Features = "glove" }, `features "glove"`},
 		{"neighbours", func(c *Config) { c.Neighbors = 0 }, "neighbours 0"},
 		{"hops", func(c *Config) { c.Hops = 3 }, "hops 3"},
+		{"fold-in rounds below 0", func(c *Config) { c.FoldIn = -1 }, "fold-in rounds -1"},
+		{"fold-in rounds too many", func(c *Config) { c.FoldIn = maxFoldIn + 1 }, "fold-in rounds 1001"},
 		{"lambda topic", func(c *Config) { c.LambdaTopic = -1 }, "λ_topic=-1"},
 		{"lambda sup NaN", func(c *Config) { c.LambdaSup = math.NaN() }, "λ_sup=NaN"},
 		{"lambda topic infinite", func(c *Config) { c.LambdaTopic = math.Inf(1) }, "λ_topic=+Inf"},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/gtformer/gtformer/metrics"
 	"github.com/gtformer/gtformer/tensor"
 )
 
@@ -95,6 +96,22 @@ func (t *Topics) WordMix() WordMix {
 		panic("model: the background mixture is on but its unigram distribution is not set (Model.Prepare)")
 	}
 	return WordMix{Lambda: t.Lambda(), Unigram: t.Unigram}
+}
+
+// maxFoldIn bounds Config.FoldIn: far past where EM has converged on a
+// document, and a guard against a cost a typo would set.
+const maxFoldIn = 1000
+
+// FoldIn returns θ (N,T) of the documents docs (one row each) refined by
+// m.Cfg.FoldIn rounds of EM against the fixed topics and background
+// mixture (metrics.FoldIn); theta is not modified. With Cfg.FoldIn 0 it is
+// theta itself.
+func (m *Model) FoldIn(theta []float32, docs metrics.Docs) []float32 {
+	if m.Cfg.FoldIn == 0 {
+		return theta
+	}
+	T := m.Topics.Tables().T
+	return metrics.FoldIn(theta, m.Beta(), T, docs, m.Topics.WordMix().Func(), m.Cfg.FoldIn)
 }
 
 // WordProbs returns the documents' word distributions p (B,V) from their

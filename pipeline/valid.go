@@ -45,6 +45,14 @@ func finishValid(sp Spec, r *Result, log io.Writer) error {
 	rep := ValidReport{Dataset: sp.Dataset, Seed: tr.Opt.Seed, TrainSeconds: trainSeconds(tr.History, r.Seconds), Epochs: tr.State.Epoch,
 		History: tr.History, Config: tr.Model.Cfg, Options: tr.Opt}
 	rep.KeptEpoch, rep.Valid = tr.Kept()
+	if rep.Valid != nil {
+		// Document completion, as the test's: θ from half of each
+		// validation document's words, the other half scored.
+		c := evaluate.Completion(tr.Model, g, tr.H, evaluate.Options{MaxNbrs: tr.Opt.MaxNbrs, EmbedBatch: tr.Opt.EmbedBatch})
+		if !math.IsNaN(c) && !math.IsInf(c, 0) {
+			rep.Valid.LogPerplexityCompletion = &c
+		}
+	}
 	rep.Topics = evaluate.TopicQuality(tr.Model, g, tr.H, emb, tr.In.Len)
 	if len(sp.Planted) == g.NumDocs() {
 		if nmi := evaluate.Recovery(tr.Model, emb, sp.Planted, tr.H.Train); !math.IsNaN(nmi) {

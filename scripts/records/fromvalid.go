@@ -18,7 +18,7 @@ var validationHeader = strings.Split("run,dataset,seed,build,command,epochs,kept
 	"last_knn_micro_f1,last_knn_macro_f1,last_link_auc,last_log_perplexity,"+
 	"kept_knn_micro_f1,kept_knn_macro_f1,kept_link_auc,kept_log_perplexity,"+
 	"topics,depth,per_level,npmi,diversity,level_share,specialization,npmi_per_level,diversity_per_level,"+
-	"pcc,pcd,sd,pncd", ",")
+	"pcc,pcd,sd,pncd,kept_log_perplexity_completion", ",")
 
 // writeFromValid writes validation.csv rows (header first) for the
 // --valid-only run folders dirs: the run's name is the folder's name, its
@@ -91,6 +91,7 @@ func validRow(dir, build string) ([]string, error) {
 	if k := v.Valid; k != nil {
 		cells["kept_knn_micro_f1"], cells["kept_knn_macro_f1"] = num(k.KNNMicroF1, 1), num(k.KNNMacroF1, 1)
 		cells["kept_link_auc"], cells["kept_log_perplexity"] = num(k.LinkAUC, 1), num(k.LogPerplexity, 1)
+		cells["kept_log_perplexity_completion"] = num(k.LogPerplexityCompletion, 1)
 	}
 	row := make([]string, len(validationHeader))
 	for i, c := range validationHeader {

@@ -21,6 +21,7 @@ var validationColumns = []column{
 	{"kept_knn_micro_f1", "kept kNN Micro-F1", 1},
 	{"kept_link_auc", "kept link AUC", 1},
 	{"kept_log_perplexity", "kept log-perplexity", 3},
+	{"kept_log_perplexity_completion", "completion log-perplexity", 3},
 	{"npmi", "NPMI (%)", 1},
 	{"diversity", "diversity", 3},
 	{"pcc", "PCC (%)", 1},
