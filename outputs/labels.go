@@ -1,15 +1,18 @@
 package outputs
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/gtformer/gtformer/edits"
+	"github.com/gtformer/gtformer/internal/atomicfile"
 	"github.com/gtformer/gtformer/model"
 	"github.com/gtformer/gtformer/topictree"
 )
@@ -142,4 +145,33 @@ func ReadTopics(dir string) ([]Topic, error) {
 		}
 	}
 	return topics, nil
+}
+
+// RewriteTopics writes topics.json and topics.txt of the model folder dir
+// again with the labels of its edit log (ReadTopics), after a label was
+// changed in place, so that a reader of the files alone sees the new name.
+// A folder without topics.json (a model saved without its outputs) is
+// left as it is.
+func RewriteTopics(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, TopicsFile)); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	topics, err := ReadTopics(dir)
+	if err != nil {
+		return err
+	}
+	var text bytes.Buffer
+	if err := WriteTopicsText(&text, topics, TextOptions{}); err != nil {
+		return err
+	}
+	if err := writeJSON(filepath.Join(dir, TopicsFile), topics); err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(filepath.Join(dir, TopicsTextFile), func(w io.Writer) error {
+		_, err := w.Write(text.Bytes())
+		return err
+	}); err != nil {
+		return fmt.Errorf("outputs: %w", err)
+	}
+	return nil
 }

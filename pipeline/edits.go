@@ -1,17 +1,28 @@
 package pipeline
 
 import (
+	"os"
+	"path/filepath"
+
 	"github.com/gtformer/gtformer/edits"
 	"github.com/gtformer/gtformer/model"
+	"github.com/gtformer/gtformer/outputs"
 )
 
 // SaveEdits writes l as the edit log of the model in dir, in place
-// (model.SaveEdits: edits.json and config.json), and records both files in
-// the folder's manifest, so that a later run into the folder still takes
-// them as its own. Either file changed by someone else since gtformer
-// wrote it is not replaced.
+// (model.SaveEdits: edits.json and config.json), writes topics.json and
+// topics.txt again with the log's labels (outputs.RewriteTopics), and
+// records the files in the folder's manifest, so that a later run into the
+// folder still takes them as its own. A file changed by someone else since
+// gtformer wrote it is not replaced: then nothing is written.
 func SaveEdits(dir string, l *edits.Log) error {
-	for _, name := range []string{edits.File, model.ConfigFile} {
+	names := []string{edits.File, model.ConfigFile}
+	for _, name := range []string{outputs.TopicsFile, outputs.TopicsTextFile} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			names = append(names, name)
+		}
+	}
+	for _, name := range names {
 		if err := Replaceable(dir, name); err != nil {
 			return err
 		}
@@ -19,7 +30,10 @@ func SaveEdits(dir string, l *edits.Log) error {
 	if err := model.SaveEdits(dir, l); err != nil {
 		return err
 	}
-	for _, name := range []string{edits.File, model.ConfigFile} {
+	if err := outputs.RewriteTopics(dir); err != nil {
+		return err
+	}
+	for _, name := range names {
 		if err := Record(dir, name); err != nil {
 			return err
 		}

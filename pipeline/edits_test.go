@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/gtformer/gtformer/edits"
 	"github.com/gtformer/gtformer/model"
+	"github.com/gtformer/gtformer/outputs"
 )
 
 // TestSaveEditsInRunFolder: a label saved into a run's folder loads with
@@ -26,6 +28,23 @@ func TestSaveEditsInRunFolder(t *testing.T) {
 	m, _, err := model.Load(dir)
 	if err != nil || m.Edits.Labels()[1] != "first" {
 		t.Fatalf("after SaveEdits: %v, labels %v", err, m.Edits.Labels())
+	}
+	// The files a reader opens by hand show the new name too.
+	raw, err := os.ReadFile(filepath.Join(dir, outputs.TopicsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var topics []outputs.Topic
+	if err := json.Unmarshal(raw, &topics); err != nil {
+		t.Fatal(err)
+	}
+	for _, tp := range topics {
+		if tp.ID == 1 && (tp.Label != "first" || tp.LabelSource != outputs.LabelUser) {
+			t.Errorf("topics.json: topic 1 labelled %q (%s), want \"first\" (user)", tp.Label, tp.LabelSource)
+		}
+	}
+	if text, err := os.ReadFile(filepath.Join(dir, outputs.TopicsTextFile)); err != nil || !strings.Contains(string(text), `"first"`) {
+		t.Errorf("topics.txt does not show the new label (%v):\n%s", err, text)
 	}
 	if _, err := Run(tinySpec(t, dir)); err != nil {
 		t.Fatalf("a run into the edited folder: %v", err)
