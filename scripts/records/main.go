@@ -34,12 +34,19 @@ func run(args []string, w io.Writer) error {
 	ttest := fs.Bool("ttest", false, "with -pair: add each paired difference's t statistic, starred when beyond the two-sided 5% critical value")
 	fromValid := fs.Bool("from-valid", false, "print validation.csv rows (header first) for the --valid-only run folders given instead of a CSV")
 	build := fs.String("build", "", "with -from-valid: the build column (the binary's name)")
+	fromExperiment := fs.String("from-experiment", "", "print a record CSV (header first) for this experiment folder (gtformer experiment --out) instead of reading a CSV")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: records [-pair A,B [-ttest]] FILE.csv [GROUP-PATTERN...]\n       records -from-valid [-build NAME] RUN-FOLDER...\n")
+		fmt.Fprintf(fs.Output(), "usage: records [-pair A,B [-ttest]] FILE.csv [GROUP-PATTERN...]\n       records -from-valid [-build NAME] RUN-FOLDER...\n       records -from-experiment DIR\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *fromExperiment != "" {
+		if err := writeFromExperiment(w, *fromExperiment); err != nil {
+			return fmt.Errorf("records: %w", err)
+		}
+		return nil
 	}
 	if *fromValid {
 		if err := writeFromValid(w, *build, fs.Args()); err != nil {

@@ -341,3 +341,51 @@ func TestFromValid(t *testing.T) {
 		t.Error("a folder without valid.json gave no error")
 	}
 }
+
+// TestFromExperiment: -from-experiment turns an experiment folder (a run,
+// an LDA fit, the baselines) into record rows that the tables read back,
+// gtformer's seeds in numeric order.
+func TestFromExperiment(t *testing.T) {
+	dir := t.TempDir()
+	put := func(rel, body string) {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, s := range []string{"2", "10"} {
+		put("runs/ml/default/seed"+s+"/metrics.json", `{"dataset":"ml","seed":`+s+`,"train_seconds":100,"variant":"default",
+"test":{"knn_micro_f1":87,"knn_macro_f1":86,"link_auc":95.5,"log_perplexity":6.7,"log_perplexity_completion":6.75},
+"valid":{"knn_micro_f1":85,"link_auc":95.4},"topics":{"count":12,"depth":3,"npmi":0.11,"diversity":0.6,
+"level_share":[0.4,0.3,0.3],"specialization":[0.05,0.4,0.6],"pcc":-0.2}}`)
+	}
+	put("runs/ml/lda/seed2.json", `{"seed":2,"topics":13,"micro_f1":64,"macro_f1":61,"link_auc_cosine":82,"link_auc_neg_sq_dist":80,
+"npmi":0.12,"diversity":0.6,"log_perplexity":6.54,"log_perplexity_completion":6.72,"seconds":7}`)
+	put("runs/ml/baselines.json", `{"baselines":[{"method":"tfidf-sign","micro_f1":86.1,"macro_f1":85.6,"link_auc_cosine":95,"link_auc_neg_sq_dist":90}]}`)
+	out := runOut(t, "-from-experiment", dir)
+	tab, err := readTable(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tab.rows) != 4 {
+		t.Fatalf("%d rows, want 4:\n%s", len(tab.rows), out)
+	}
+	for i, want := range []map[string]string{
+		{"model": "gtformer", "seed": "2", "npmi": "11", "pcc": "-20", "level_share_min": "0.3", "specialization_deepest": "0.6", "valid_link_auc": "95.4"},
+		{"model": "gtformer", "seed": "10", "knn_micro_f1": "87", "log_perplexity_completion": "6.75"},
+		{"model": "lda", "variant": "T=13", "link_auc": "82", "npmi": "12"},
+		{"model": "baseline", "variant": "tfidf-sign", "link_auc": "95", "seed": ""},
+	} {
+		for col, w := range want {
+			if got := tab.rows[i][col]; got != w {
+				t.Errorf("row %d: %s = %q, want %q", i, col, got, w)
+			}
+		}
+	}
+	if err := run([]string{"-from-experiment", t.TempDir()}, io.Discard); err == nil {
+		t.Error("a folder without runs/ gave no error")
+	}
+}
