@@ -38,6 +38,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	maxConc := fs.Int("max-concurrent", def.MaxConcurrent, "API requests in flight at once (429 with Retry-After beyond)")
 	maxEmbed := fs.Int("max-embed", def.MaxEmbed, "embed requests in flight at once (429 with Retry-After beyond)")
 	grace := fs.Duration("grace", 10*time.Second, "on SIGINT/SIGTERM, how long requests in flight may take to finish")
+	threads := threadsFlag(fs)
 	var hosts hostList
 	fs.Var(&hosts, "allowed-host", "a Host `NAME` (or IP) the server answers for besides localhost, 127.0.0.1, [::1] and the --addr host; repeatable or a comma list")
 	token := fs.String("token", "", "a `TOKEN` every API request must send as \"Authorization: Bearer TOKEN\" (the page: open /?token=TOKEN once); visible to other users of this machine in the process list, so prefer --token-file")
@@ -76,6 +77,11 @@ slot is taken.`)
 	if *maxBody < 1 || *maxDocs < 1 || *maxConc < 1 || *maxEmbed < 1 {
 		return usagef("--max-body, --max-docs, --max-concurrent and --max-embed must be positive")
 	}
+	restore, err := useThreads(*threads)
+	if err != nil {
+		return err
+	}
+	defer restore()
 	tok, err := serveToken(*token, *tokenFile)
 	if err != nil {
 		return err
