@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/gtformer/gtformer/corpus"
 	"github.com/gtformer/gtformer/evaluate"
@@ -122,6 +123,11 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		return usagef("%v", err)
 	}
 	ph := phases.New()
+	if !*quiet {
+		// Name the phases that draw no bar, before the evaluation's bars
+		// (which wait 3 s) would begin; the steps have the epoch's bar.
+		ph.Announce(stderr, 2*time.Second, "steps")
+	}
 	mem.watch(ph)
 	g, s, fp, err := loadSplit(d, ph)
 	if err != nil {
