@@ -100,16 +100,16 @@ func knnDense(x *Vectors, norms []float64, train []int32, yTrain []int32, querie
 	return pred
 }
 
-// linkBlockScores returns metrics.BlockScoreFunc's for the cosine and the
-// −squared-Euclidean link scores among the test documents on the blocked
-// path: a block of anchors (at most metrics' block of 64) is gathered
-// densely and multiplied with tiles of the test rows.
-func linkBlockScores(x *Vectors, test []int32, norms []float64) (cos, negSq metrics.BlockScoreFunc) {
+// linkRows is the number of anchors whose link scores linkBlocked computes
+// at once (metrics' own block, so each block is one call of the score).
+const linkRows = 64
+
+// linkBlockDots returns a function filling dst (len(rows)·len(test),
+// row-major) with the dot products of the test documents at positions
+// rows against every test document, on the blocked path: the anchors are
+// gathered densely and multiplied with tiles of the test rows.
+func linkBlockDots(x *Vectors, test []int32) func(rows []int, dst []float64) {
 	dim, n := x.Dim, len(test)
-	teNorm := make([]float64, n)
-	for p, d := range test {
-		teNorm[p] = norms[d]
-	}
 	tChunk := min(rowsPerTile(tileEntries, dim), n)
 	// The test rows stay dense between calls when they fit in a few tiles;
 	// beyond that each call gathers them again, tile by tile.
@@ -119,7 +119,7 @@ func linkBlockScores(x *Vectors, test []int32, norms []float64) (cos, negSq metr
 		gather(x, test, all)
 	}
 	var abuf, tbuf, dots []float32
-	block := func(rows []int, dst []float64, score func(a, b, dot float64) float64) {
+	return func(rows []int, dst []float64) {
 		anchors := make([]int32, len(rows))
 		for r, p := range rows {
 			anchors[r] = test[p]
@@ -140,25 +140,89 @@ func linkBlockScores(x *Vectors, test []int32, norms []float64) (cos, negSq metr
 			tensor.Gemm(false, true, len(rows), tn, dim, 1, abuf, dim, tile, dim, 0, dots, tn)
 			parallel.For(len(rows), 1, tn, func(lo, hi int) {
 				for r := lo; r < hi; r++ {
-					a := teNorm[rows[r]]
 					out := dst[r*n+tlo : r*n+tlo+tn]
 					for c, v := range dots[r*tn : (r+1)*tn] {
-						out[c] = score(a, teNorm[tlo+c], float64(v))
+						out[c] = float64(v)
 					}
 				}
 			})
 		}
 	}
-	cos = func(rows []int, dst []float64) {
-		block(rows, dst, func(a, b, dot float64) float64 {
-			if a == 0 || b == 0 {
-				return 0
-			}
-			return dot / math.Sqrt(a*b)
-		})
+}
+
+// cosineScore and negSqScore turn a dot product into a link score: the
+// cosine, or −(|a|²+|b|²−2a·b), from the squared norms a and b.
+func cosineScore(a, b, dot float64) float64 {
+	if a == 0 || b == 0 {
+		return 0
 	}
-	negSq = func(rows []int, dst []float64) {
-		block(rows, dst, func(a, b, dot float64) float64 { return -(a + b - 2*dot) })
+	return dot / math.Sqrt(a*b)
+}
+
+func negSqScore(a, b, dot float64) float64 { return -(a + b - 2*dot) }
+
+// linkBlocked returns the per-query link AUCs by cosine and by −squared
+// distance (metrics.LinkAUCDocsBlocked's) of the test documents at the
+// positions queries of test (nil: all), leaving out those without a
+// held-out link among test documents (they have no AUC; the means skip
+// them). Anchors go in blocks of linkRows, and each block's dot products
+// are computed once for both scores.
+func linkBlocked(x *Vectors, test []int32, links [][2]int32, queries []int, norms []float64) (perCos, perSq []float64) {
+	n := len(test)
+	pos := make(map[int32]int, n)
+	for p, d := range test {
+		pos[d] = p
 	}
-	return cos, negSq
+	linked := make([]bool, n)
+	for _, l := range links {
+		a, okA := pos[l[0]]
+		b, okB := pos[l[1]]
+		if okA && okB && a != b {
+			linked[a], linked[b] = true, true
+		}
+	}
+	if queries == nil {
+		queries = make([]int, n)
+		for p := range queries {
+			queries[p] = p
+		}
+	}
+	var anchors []int
+	for _, p := range queries {
+		if linked[p] {
+			anchors = append(anchors, p)
+		}
+	}
+	teNorm := make([]float64, n)
+	for p, d := range test {
+		teNorm[p] = norms[d]
+	}
+	dots := linkBlockDots(x, test)
+	buf := make([]float64, linkRows*n)
+	at := make(map[int]int, linkRows) // anchor position → its row of buf
+	score := func(f func(a, b, dot float64) float64) metrics.BlockScoreFunc {
+		return func(rows []int, dst []float64) {
+			parallel.For(len(rows), 1, n, func(lo, hi int) {
+				for r := lo; r < hi; r++ {
+					a, src := teNorm[rows[r]], buf[at[rows[r]]*n:][:n]
+					out := dst[r*n : (r+1)*n]
+					for q, d := range src {
+						out[q] = f(a, teNorm[q], d)
+					}
+				}
+			})
+		}
+	}
+	cos, negSq := score(cosineScore), score(negSqScore)
+	for lo := 0; lo < len(anchors); lo += linkRows {
+		block := anchors[lo:min(lo+linkRows, len(anchors))]
+		clear(at)
+		for r, p := range block {
+			at[p] = r
+		}
+		dots(block, buf[:len(block)*n])
+		perCos = append(perCos, metrics.LinkAUCDocsBlocked(test, links, block, cos)...)
+		perSq = append(perSq, metrics.LinkAUCDocsBlocked(test, links, block, negSq)...)
+	}
+	return perCos, perSq
 }

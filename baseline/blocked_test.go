@@ -49,7 +49,10 @@ func TestBlockedMatchesExact(t *testing.T) {
 			restore := forceBlocked(tc.x.Dim, 7)
 			blocked := EvaluateWith(g, s, tc.x, opt)
 			norms := tc.x.sqNorms()
-			cosB, sqB := linkBlockScores(tc.x, s.Test, norms)
+			n := len(s.Test)
+			rows := []int{0, 3, n - 1}
+			dots := make([]float64, len(rows)*n)
+			linkBlockDots(tc.x, s.Test)(rows, dots)
 			restore()
 			for _, p := range []struct {
 				name         string
@@ -69,16 +72,13 @@ func TestBlockedMatchesExact(t *testing.T) {
 			}
 			// Every pair's scores, exact against blocked.
 			cosE, sqE := linkScores(tc.x, s.Test, norms)
-			n := len(s.Test)
-			rows := []int{0, 3, n - 1}
-			gotCos, gotSq := make([]float64, len(rows)*n), make([]float64, len(rows)*n)
-			cosB(rows, gotCos)
-			sqB(rows, gotSq)
 			for r, p := range rows {
 				for q := range n {
 					i, j := s.Test[p], s.Test[q]
-					if !near(gotCos[r*n+q], cosE(i, j), 1e-6) || !near(gotSq[r*n+q], sqE(i, j), 1e-5*(1+math.Abs(sqE(i, j)))) {
-						t.Fatalf("pair (%d,%d): blocked cos %v −d² %v, exact %v %v", i, j, gotCos[r*n+q], gotSq[r*n+q], cosE(i, j), sqE(i, j))
+					cos := cosineScore(norms[i], norms[j], dots[r*n+q])
+					sq := negSqScore(norms[i], norms[j], dots[r*n+q])
+					if !near(cos, cosE(i, j), 1e-6) || !near(sq, sqE(i, j), 1e-5*(1+math.Abs(sqE(i, j)))) {
+						t.Fatalf("pair (%d,%d): blocked cos %v −d² %v, exact %v %v", i, j, cos, sq, cosE(i, j), sqE(i, j))
 					}
 				}
 			}

@@ -197,9 +197,7 @@ func EvaluateWith(g *corpus.Graph, s *corpus.Split, x *Vectors, opt EvalOptions)
 	}
 	var perCos, perSq []float64
 	if len(s.Test) > exactLinkDocs && useDense(x) {
-		cos, negSq := linkBlockScores(x, s.Test, norms)
-		perCos = metrics.LinkAUCDocsBlocked(s.Test, s.TestLinks, queries, cos)
-		perSq = metrics.LinkAUCDocsBlocked(s.Test, s.TestLinks, queries, negSq)
+		perCos, perSq = linkBlocked(x, s.Test, s.TestLinks, queries, norms)
 	} else {
 		cos, negSq := linkScores(x, s.Test, norms)
 		perCos = metrics.LinkAUCDocs(s.Test, s.TestLinks, queries, cos)
