@@ -32,6 +32,7 @@ func runBaseline(args []string, stdout, stderr io.Writer) error {
 	methodFlag := fs.String("method", "all", "baselines to score, comma-separated: tfidf, tfidf-graph, glove-graph, tfidf-sign, lda, or all (glove-graph only where the corpus has word vectors)")
 	topics := fs.Int("topics", baseline.DefaultLDATopics, "lda: number of topics T")
 	ldaIter := fs.Int("lda-iter", lda.DefaultMaxIter, "lda: EM iterations of batch variational Bayes")
+	ldaFitDocs := fs.Int("lda-fit-docs", 0, "lda: fit the topics on a uniform sample of `N` training documents drawn from --seed (θ still for every document; 0: all of them)")
 	seed := fs.Uint64("seed", baseline.DefaultLDASeed, "seed of lda's random starts and of the --eval-queries sample: a model trained with the same --seed scores the same sample (same seed, same numbers)")
 	export := fs.String("export", "", "lda: write its bags of words, topics, θ and scores into this folder (new, empty, or an earlier export), for checking against another implementation (scripts/lda_sklearn.py)")
 	k := fs.Int("k", metrics.DefaultK, "neighbours of the kNN classifier")
@@ -91,6 +92,9 @@ in bounded tiles, smaller ones exactly in float64.`)
 	if *ldaIter < 1 {
 		return usagef("--lda-iter must be at least 1, got %d", *ldaIter)
 	}
+	if *ldaFitDocs < 0 {
+		return usagef("--lda-fit-docs must be at least 1 (0: all training documents), got %d", *ldaFitDocs)
+	}
 	nq, err := evalQueries(*queries)
 	if err != nil {
 		return err
@@ -107,6 +111,9 @@ in bounded tiles, smaller ones exactly in float64.`)
 	if *export != "" {
 		if !slices.Contains(methods, baseline.LDAMethod) {
 			return usagef("--export writes the lda baseline's files: give --method lda")
+		}
+		if *ldaFitDocs > 0 {
+			return usagef("--export writes every training document's bags for a full fit elsewhere: leave out --lda-fit-docs")
 		}
 		if err := checkExportDir(*export); err != nil {
 			return err
@@ -139,7 +146,7 @@ in bounded tiles, smaller ones exactly in float64.`)
 		var tm *baseline.TopicScores
 		var ldaRes *baseline.LDAResult
 		if m == baseline.LDAMethod {
-			ldaRes, err = baseline.FitLDA(g, s, baseline.LDAOptions{Topics: *topics, Iter: *ldaIter, Seed: *seed})
+			ldaRes, err = baseline.FitLDA(g, s, baseline.LDAOptions{Topics: *topics, Iter: *ldaIter, Seed: *seed, FitDocs: *ldaFitDocs})
 			if ldaRes != nil {
 				v, tm = ldaRes.Theta, &ldaRes.Scores
 			}
@@ -161,6 +168,7 @@ in bounded tiles, smaller ones exactly in float64.`)
 		}
 		if tm != nil {
 			row.Topics = topicRowOf(tm, g.Vocab, *ldaIter, *seed)
+			row.Topics.FitDocs = len(baseline.FitSample(s.Train, *ldaFitDocs, *seed))
 		}
 		if ldaRes != nil && *export != "" {
 			meta := ldaExport{Data: rep.Data, Split: rep.Split, Scored: rep.Scored, Topics: row.Topics}
@@ -249,6 +257,9 @@ type topicRow struct {
 	Count int    `json:"count"`
 	Iter  int    `json:"iter"`
 	Seed  uint64 `json:"seed"`
+	// FitDocs is the number of training documents the fit read (all of
+	// them, or --lda-fit-docs).
+	FitDocs int `json:"fit_docs"`
 	baseline.TopicRecord
 	TopWords [][]string `json:"top_words"` // each topic's top-10 words
 }
@@ -288,8 +299,8 @@ func (r baselineReport) writeText(w io.Writer) error {
 			continue
 		}
 		tp := x.Topics
-		fmt.Fprintf(w, "\n%s as a topic model: %d topics, %d iterations, seed %d; NPMI (top 10, %s) %s, diversity (top 25) %s, %s log-perplexity %s, document completion %s\n",
-			x.Method, tp.Count, tp.Iter, tp.Seed, tp.NPMIRef, fraction(tp.NPMI, "%.1f%%", 100), fraction(tp.Diversity, "%.3f", 1),
+		fmt.Fprintf(w, "\n%s as a topic model: %d topics, %d iterations, seed %d, fitted on %d training documents; NPMI (top 10, %s) %s, diversity (top 25) %s, %s log-perplexity %s, document completion %s\n",
+			x.Method, tp.Count, tp.Iter, tp.Seed, tp.FitDocs, tp.NPMIRef, fraction(tp.NPMI, "%.1f%%", 100), fraction(tp.Diversity, "%.3f", 1),
 			r.Scored, fraction(tp.LogPerplexity, "%.3f", 1), fraction(tp.LogPerplexityCompletion, "%.3f", 1))
 		for t, words := range tp.TopWords {
 			fmt.Fprintf(w, "  topic %2d  %s\n", t, strings.Join(words, " "))

@@ -96,6 +96,8 @@ func TestBaselineUsage(t *testing.T) {
 		{[]string{"baseline", "--data", "x", "--lda-iter", "0"}, "--lda-iter must be at least 1"},
 		{[]string{"baseline", "--data", "x", "--method", "tfidf", "--export", "y"}, "give --method lda"},
 		{[]string{"baseline", "--data", "x", "--eval-queries", "-1"}, "--eval-queries -1"},
+		{[]string{"baseline", "--data", "x", "--lda-fit-docs", "-1"}, "--lda-fit-docs must be"},
+		{[]string{"baseline", "--data", "x", "--method", "lda", "--lda-fit-docs", "5", "--export", "y"}, "leave out --lda-fit-docs"},
 	} {
 		code, _, errs := runCmd(tc.args...)
 		if code != 2 || !strings.Contains(errs, tc.want) {
@@ -236,5 +238,29 @@ func TestBaselineCommandSampled(t *testing.T) {
 	code, out, errs := runCmd("baseline", "--method", "tfidf", "--eval-queries", "60")
 	if code != 0 || !strings.Contains(out, "±") || !strings.Contains(out, "over 60 of the test documents") {
 		t.Errorf("table: exit %d, %s\n%s", code, errs, out)
+	}
+}
+
+// TestBaselineCommandLDAFitDocs: --lda-fit-docs fits on that many training
+// documents (the JSON says so) and changes the topics; without it the fit
+// reads every training document.
+func TestBaselineCommandLDAFitDocs(t *testing.T) {
+	fit := func(args ...string) *topicRow {
+		code, out, errs := runCmd(append([]string{"baseline", "--method", "lda", "--lda-iter", "3", "--json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		var rep baselineReport
+		if err := json.Unmarshal([]byte(out), &rep); err != nil || len(rep.Results) != 1 || rep.Results[0].Topics == nil {
+			t.Fatalf("output %v:\n%s", err, out)
+		}
+		return rep.Results[0].Topics
+	}
+	all, part := fit(), fit("--lda-fit-docs", "100")
+	if all.FitDocs != 1200 || part.FitDocs != 100 {
+		t.Errorf("fit_docs %d and %d, want 1200 (every training document) and 100", all.FitDocs, part.FitDocs)
+	}
+	if *all.NPMI == *part.NPMI && *all.LogPerplexity == *part.LogPerplexity {
+		t.Error("a fit on 100 documents scored exactly as the full fit")
 	}
 }
