@@ -1,7 +1,9 @@
 package baseline
 
 import (
+	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -133,5 +135,23 @@ func TestSampledQueries(t *testing.T) {
 				t.Errorf("JSON scores %+v", sc)
 			}
 		})
+	}
+}
+
+// TestBlockedSameAtAnyThreads: the blocked path gives the same numbers on
+// one thread as on two (each query's neighbours and each link score are
+// computed by one goroutine, in a fixed order).
+func TestBlockedSameAtAnyThreads(t *testing.T) {
+	g := smallSynth(t)
+	s := corpus.PaperSplit(g)
+	x := SIGN(TFIDF(g, s), s, SIGNHops)
+	defer forceBlocked(x.Dim, 7)()
+	opt := EvalOptions{K: 5, Queries: 30, Seed: 2}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	one := EvaluateWith(g, s, x, opt)
+	runtime.GOMAXPROCS(2)
+	two := EvaluateWith(g, s, x, opt)
+	if fmt.Sprintf("%v", one) != fmt.Sprintf("%v", two) {
+		t.Errorf("one thread %+v\ntwo threads %+v", one, two)
 	}
 }
