@@ -36,7 +36,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	maxBody := fs.Int64("max-body", def.MaxBody, "largest request body in bytes (413 beyond)")
 	maxDocs := fs.Int("max-docs", def.MaxDocs, "most documents in one POST /v1/embed (413 beyond)")
 	maxConc := fs.Int("max-concurrent", def.MaxConcurrent, "API requests in flight at once (429 with Retry-After beyond)")
-	maxEmbed := fs.Int("max-embed", def.MaxEmbed, "embed requests in flight at once (429 with Retry-After beyond)")
+	maxEmbed := fs.Int("max-embed", def.MaxEmbed, "embed requests in flight at once (429 with Retry-After beyond; default: one per core, or --threads)")
 	grace := fs.Duration("grace", 10*time.Second, "on SIGINT/SIGTERM, how long requests in flight may take to finish")
 	threads := threadsFlag(fs)
 	var hosts hostList
@@ -82,6 +82,9 @@ slot is taken.`)
 		return err
 	}
 	defer restore()
+	if *threads > 0 && !visited(fs, "max-embed") {
+		*maxEmbed = *threads // one embed request per core, as by default
+	}
 	tok, err := serveToken(*token, *tokenFile)
 	if err != nil {
 		return err
