@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gtformer/gtformer/corpus"
+	"github.com/gtformer/gtformer/evaluate"
 	"github.com/gtformer/gtformer/internal/parallel"
 	"github.com/gtformer/gtformer/metrics"
 )
@@ -87,52 +88,151 @@ type Metrics struct {
 	// (documents sharing no word) differently, which moves it by ~0.05 on
 	// ML. Smoothed rows are not unit, and there the two differ for real.
 	LinkAUCSqDist float64
-	LinkDocs      int // test documents with at least one held-out link
+	LinkDocs      int // query documents with at least one held-out link
+
+	// Queries is the number of test documents kNN and link AUC scored as
+	// queries, each against every reference document; Sampled says they
+	// were a uniform sample (EvalOptions.Queries), QueryPositions then
+	// their positions in the split's test list (evaluate.QuerySample), nil
+	// when every test document was scored. With a sample, the SE fields
+	// are the standard errors of the estimates in percent (binomial for
+	// Micro-F1, the per-document AUCs' for link AUC, as a model's
+	// evaluation reports them); NaN without one.
+	Queries         int
+	Sampled         bool
+	QueryPositions  []int
+	MicroF1SE       float64
+	LinkAUCSE       float64
+	LinkAUCSqDistSE float64
 }
 
+// EvalOptions tune EvaluateWith.
+type EvalOptions struct {
+	K int // neighbours of the kNN classifier; 0 means metrics.DefaultK
+	// Queries caps the test documents that kNN and link AUC score as
+	// queries, as evaluate.Options.Queries does for a model: with more
+	// test documents than that, a uniform sample of Queries of them,
+	// drawn by evaluate.QuerySample from Seed, each still scored against
+	// every reference document. 0 means evaluate.DefaultQueries;
+	// evaluate.AllQueries (any negative number) scores every test
+	// document.
+	Queries int
+	// Seed draws the sample. A model's evaluation draws from the run's
+	// seed (gtformer train --seed), so a baseline given the same seed, on
+	// the same split, scores the same test documents: paired estimates.
+	Seed uint64
+}
+
+// Thresholds of the blocked path (blocked.go), variables so that tests can
+// send small sets down it: kNN goes blocked above exactKNNPairs
+// training × test pairs, link AUC above exactLinkDocs test documents
+// (the model's evaluation switches at the same sizes), both only for
+// rows dense enough (useDense). Which path a query takes depends on the
+// whole test set, not on the sample, so a sampled query scores as it does
+// unsampled.
+var (
+	exactKNNPairs int64 = metrics.ExactKNNPairs
+	exactLinkDocs       = evaluate.ExactLinkDocs
+)
+
 // Evaluate scores x (one row per document of g) by the paper's protocol on
-// split s: kNN with k neighbours (Euclidean, fitted on s.Train, predicting
-// s.Test) and link AUC over s.TestLinks.
+// split s over every test document: kNN with k neighbours (Euclidean,
+// fitted on s.Train, predicting s.Test) and link AUC over s.TestLinks.
+// It is EvaluateWith with evaluate.AllQueries.
 func Evaluate(g *corpus.Graph, s *corpus.Split, x *Vectors, k int) Metrics {
+	return EvaluateWith(g, s, x, EvalOptions{K: k, Queries: evaluate.AllQueries})
+}
+
+// EvaluateWith scores x (one row per document of g) by the paper's protocol
+// on split s: kNN (Euclidean, fitted on s.Train) and link AUC over
+// s.TestLinks, for the test documents opt selects as queries. Small sets
+// are scored exactly in float64 by sparse loops; large ones with rows
+// dense enough go through float32 matrix products in bounded tiles
+// (blocked.go), whose scores differ from the exact ones by float32
+// rounding only.
+func EvaluateWith(g *corpus.Graph, s *corpus.Split, x *Vectors, opt EvalOptions) Metrics {
 	if x.NumRows() != g.NumDocs() {
 		panic(fmt.Sprintf("baseline: Evaluate: %d rows for %d documents", x.NumRows(), g.NumDocs()))
 	}
-	m := Metrics{K: k, MicroF1: math.NaN(), MacroF1: math.NaN(), LinkAUC: math.NaN(), LinkAUCSqDist: math.NaN()}
+	if opt.K <= 0 {
+		opt.K = metrics.DefaultK
+	}
+	if opt.Queries == 0 {
+		opt.Queries = evaluate.DefaultQueries
+	}
+	nan := math.NaN()
+	m := Metrics{K: opt.K, MicroF1: nan, MacroF1: nan, LinkAUC: nan, LinkAUCSqDist: nan,
+		MicroF1SE: nan, LinkAUCSE: nan, LinkAUCSqDistSE: nan}
+	queries := evaluate.QuerySample(len(s.Test), opt.Queries, opt.Seed)
+	qDocs := s.Test
+	if queries != nil {
+		qDocs = make([]int32, len(queries))
+		for i, p := range queries {
+			qDocs[i] = s.Test[p]
+		}
+		m.Sampled, m.QueryPositions = true, queries
+	}
+	m.Queries = len(qDocs)
 	norms := x.sqNorms()
-	if g.Labels != nil && len(s.Train) > 0 && len(s.Test) > 0 {
+	if g.Labels != nil && len(s.Train) > 0 && len(qDocs) > 0 {
 		yTrain := make([]int32, len(s.Train))
 		for a, d := range s.Train {
 			yTrain[a] = g.Labels[d]
 		}
-		yTest := make([]int32, len(s.Test))
-		for a, d := range s.Test {
-			yTest[a] = g.Labels[d]
+		yQuery := make([]int32, len(qDocs))
+		for a, d := range qDocs {
+			yQuery[a] = g.Labels[d]
 		}
-		pred := metrics.KNNFunc(len(s.Test), yTrain, k, func(i int, dst []float64) {
-			// Scatter the test row once, then one gather per training entry:
-			// cost nnz(training rows) per test row.
-			q := make([]float64, x.Dim)
-			ti := int(s.Test[i])
-			idx, val := x.Row(ti)
-			for p, c := range idx {
-				q[c] = float64(val[p])
-			}
-			for a, d := range s.Train {
-				bi, bv := x.Row(int(d))
-				var dp float64
-				for p, c := range bi {
-					dp += q[c] * float64(bv[p])
-				}
-				dst[a] = norms[ti] + norms[d] - 2*dp
-			}
-		})
-		m.MicroF1 = metrics.MicroF1(yTest, pred)
-		m.MacroF1 = metrics.MacroF1(yTest, pred)
+		var pred []int32
+		if int64(len(s.Train))*int64(len(s.Test)) > exactKNNPairs && useDense(x) {
+			pred = knnDense(x, norms, s.Train, yTrain, qDocs, opt.K)
+		} else {
+			pred = knnSparse(x, norms, s.Train, yTrain, qDocs, opt.K)
+		}
+		m.MicroF1 = metrics.MicroF1(yQuery, pred)
+		m.MacroF1 = metrics.MacroF1(yQuery, pred)
+		if m.Sampled {
+			m.MicroF1SE = metrics.MicroF1SE(m.MicroF1, len(qDocs))
+		}
 	}
-	cos, negSq := linkScores(x, s.Test, norms)
-	m.LinkAUC, m.LinkDocs = metrics.LinkAUC(s.Test, s.TestLinks, cos)
-	m.LinkAUCSqDist, _ = metrics.LinkAUC(s.Test, s.TestLinks, negSq)
+	var perCos, perSq []float64
+	if len(s.Test) > exactLinkDocs && useDense(x) {
+		perCos, perSq = linkBlocked(x, s.Test, s.TestLinks, queries, norms)
+	} else {
+		cos, negSq := linkScores(x, s.Test, norms)
+		perCos = metrics.LinkAUCDocs(s.Test, s.TestLinks, queries, cos)
+		perSq = metrics.LinkAUCDocs(s.Test, s.TestLinks, queries, negSq)
+	}
+	var cosSE, sqSE float64
+	m.LinkAUC, cosSE, m.LinkDocs = metrics.MeanSE(perCos)
+	m.LinkAUCSqDist, sqSE, _ = metrics.MeanSE(perSq)
+	if m.Sampled {
+		m.LinkAUCSE, m.LinkAUCSqDistSE = cosSE, sqSE
+	}
 	return m
+}
+
+// knnSparse is Evaluate's exact kNN: per query document, its squared
+// distance to every training document in float64 from sparse rows.
+func knnSparse(x *Vectors, norms []float64, train []int32, yTrain []int32, queries []int32, k int) []int32 {
+	return metrics.KNNFunc(len(queries), yTrain, k, func(i int, dst []float64) {
+		// Scatter the query row once, then one gather per training entry:
+		// cost nnz(training rows) per query.
+		q := make([]float64, x.Dim)
+		ti := int(queries[i])
+		idx, val := x.Row(ti)
+		for p, c := range idx {
+			q[c] = float64(val[p])
+		}
+		for a, d := range train {
+			bi, bv := x.Row(int(d))
+			var dp float64
+			for p, c := range bi {
+				dp += q[c] * float64(bv[p])
+			}
+			dst[a] = norms[ti] + norms[d] - 2*dp
+		}
+	})
 }
 
 // Result is one baseline's representation and scores.
@@ -232,6 +332,15 @@ type Scores struct {
 	LinkAUC       *float64 `json:"link_auc_cosine"`
 	LinkAUCSqDist *float64 `json:"link_auc_neg_sq_dist"`
 	LinkDocs      int      `json:"link_docs"`
+	// EvalQueries is the number of test documents scored as queries
+	// (Metrics.Queries), EvalSampled whether they were a sample; the
+	// standard errors are set for a sample only, as a model's
+	// metrics.json has them.
+	EvalQueries     int      `json:"eval_queries,omitempty"`
+	EvalSampled     bool     `json:"eval_sampled,omitempty"`
+	MicroF1SE       *float64 `json:"micro_f1_se,omitempty"`
+	LinkAUCSE       *float64 `json:"link_auc_cosine_se,omitempty"`
+	LinkAUCSqDistSE *float64 `json:"link_auc_neg_sq_dist_se,omitempty"`
 }
 
 // finite maps NaN and ±Inf to nil, which JSON prints as null.
@@ -244,5 +353,7 @@ func finite(x float64) *float64 {
 
 // Scores returns m's scores for a JSON record.
 func (m Metrics) Scores() Scores {
-	return Scores{MicroF1: finite(m.MicroF1), MacroF1: finite(m.MacroF1), LinkAUC: finite(m.LinkAUC), LinkAUCSqDist: finite(m.LinkAUCSqDist), LinkDocs: m.LinkDocs}
+	return Scores{MicroF1: finite(m.MicroF1), MacroF1: finite(m.MacroF1), LinkAUC: finite(m.LinkAUC), LinkAUCSqDist: finite(m.LinkAUCSqDist), LinkDocs: m.LinkDocs,
+		EvalQueries: m.Queries, EvalSampled: m.Sampled,
+		MicroF1SE: finite(m.MicroF1SE), LinkAUCSE: finite(m.LinkAUCSE), LinkAUCSqDistSE: finite(m.LinkAUCSqDistSE)}
 }

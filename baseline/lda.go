@@ -3,6 +3,8 @@ package baseline
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/gtformer/gtformer/corpus"
@@ -29,7 +31,45 @@ type LDAOptions struct {
 	Topics int    // T; 0 means DefaultLDATopics
 	Iter   int    // EM iterations; 0 means lda.DefaultMaxIter
 	Seed   uint64 // the random starts' seed (any value, 0 included)
+	// FitDocs, when positive and below the number of training documents,
+	// fits the topics on a uniform sample of that many training documents
+	// (FitSample, drawn from Seed) instead of all of them: the fit's cost
+	// is linear in the documents it reads, and on a large corpus a sample
+	// of tens of thousands pins the topics down. θ is still inferred for
+	// every document and the scores still cover every test document. 0:
+	// every training document.
+	FitDocs int
 }
+
+// FitSample returns the training documents an lda fit reads: all of
+// train when n ≤ 0 or n ≥ len(train), otherwise n of them drawn uniformly
+// without replacement from seed (a partial Fisher–Yates shuffle), in
+// their order in train.
+func FitSample(train []int32, n int, seed uint64) []int32 {
+	if n <= 0 || n >= len(train) {
+		return train
+	}
+	rng := rand.New(rand.NewPCG(seed, fitSampleStream))
+	pos := make([]int, len(train))
+	for i := range pos {
+		pos[i] = i
+	}
+	for i := range n {
+		j := i + rng.IntN(len(pos)-i)
+		pos[i], pos[j] = pos[j], pos[i]
+	}
+	pos = pos[:n]
+	slices.Sort(pos)
+	out := make([]int32, n)
+	for i, p := range pos {
+		out[i] = train[p]
+	}
+	return out
+}
+
+// fitSampleStream is the PCG stream of FitSample ("ldafit"), apart from the
+// random starts drawn from the same seed.
+const fitSampleStream = 0x6c6461666974
 
 // DefaultLDAOptions are the options Run and Embed use.
 func DefaultLDAOptions() LDAOptions {
@@ -105,7 +145,7 @@ type LDAResult struct {
 }
 
 // FitLDA fits LDA with opt on the bags of words of s's training documents
-// and scores it on s's test documents (for a Holdout split: fits on the
+// (a sample of them with opt.FitDocs) and scores it on s's test documents (for a Holdout split: fits on the
 // training documents outside validation, scores the validation documents).
 // θ is inferred for every document of g from its words alone, as
 // scikit-learn's transform; links play no part.
@@ -118,7 +158,7 @@ func FitLDA(g *corpus.Graph, s *corpus.Split, opt LDAOptions) (*LDAResult, error
 	}
 	bow := g.BoW()
 	V, T := len(g.Vocab), opt.Topics
-	m, err := lda.Fit(bagRows{bow, s.Train}, V, T, lda.Options{MaxIter: opt.Iter, Seed: opt.Seed})
+	m, err := lda.Fit(bagRows{bow, FitSample(s.Train, opt.FitDocs, opt.Seed)}, V, T, lda.Options{MaxIter: opt.Iter, Seed: opt.Seed})
 	if err != nil {
 		return nil, fmt.Errorf("baseline: %w", err) // "baseline: lda: ..."
 	}

@@ -187,3 +187,55 @@ func TestLDASharedML(t *testing.T) {
 	t.Logf("lda on ML: NPMI %.1f%%, diversity %.3f, log-perplexity %.3f (completion %.3f), kNN Micro-F1 %.1f, AUC %.1f, %v",
 		100*sc.NPMI, sc.Diversity, sc.LogPerplexity, sc.LogPerplexityCompletion, r.Metrics.MicroF1, r.Metrics.LinkAUC, r.Elapsed)
 }
+
+// TestFitSample: no sample (all training documents, the default) unless
+// FitDocs is below their number; a sample is sorted, distinct, drawn from
+// the training documents, the same for the same seed; and a fit on it
+// differs from the full fit while still giving θ for every document.
+func TestFitSample(t *testing.T) {
+	train := make([]int32, 50)
+	for i := range train {
+		train[i] = int32(3 * i)
+	}
+	for _, tc := range []struct {
+		name string
+		n    int
+		want int
+	}{
+		{"default: all", 0, 50},
+		{"as many as there are", 50, 50},
+		{"more", 80, 50},
+		{"a sample", 20, 20},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := FitSample(train, tc.n, 7)
+			if len(got) != tc.want || !slices.IsSorted(got) || len(slices.Compact(slices.Clone(got))) != tc.want {
+				t.Fatalf("FitSample(%d) = %v: want %d sorted distinct documents", tc.n, got, tc.want)
+			}
+			for _, d := range got {
+				if _, ok := slices.BinarySearch(train, d); !ok {
+					t.Fatalf("document %d is not a training document", d)
+				}
+			}
+			if again := FitSample(train, tc.n, 7); !slices.Equal(got, again) {
+				t.Error("the same seed drew another sample")
+			}
+		})
+	}
+	if slices.Equal(FitSample(train, 20, 7), FitSample(train, 20, 8)) {
+		t.Error("seeds 7 and 8 drew the same sample")
+	}
+	g := smallSynth(t)
+	s := corpus.PaperSplit(g)
+	full, err := FitLDA(g, s, LDAOptions{Topics: 4, Iter: 5, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	part, err := FitLDA(g, s, LDAOptions{Topics: 4, Iter: 5, Seed: 1, FitDocs: 60})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if part.Theta.NumRows() != g.NumDocs() || slices.Equal(full.Model.Lambda, part.Model.Lambda) {
+		t.Errorf("sampled fit: θ for %d of %d documents, λ equal to the full fit's: %v", part.Theta.NumRows(), g.NumDocs(), slices.Equal(full.Model.Lambda, part.Model.Lambda))
+	}
+}

@@ -143,3 +143,39 @@ func TestLinkAUCCountingAndBlocked(t *testing.T) {
 		})
 	}
 }
+
+// TestNeighborsMatchKNN: offering every training distance to a Neighbors
+// in item order predicts what KNN predicts, ties included.
+func TestNeighborsMatchKNN(t *testing.T) {
+	const dim, nTr, nTe = 3, 40, 25
+	rng := rand.New(rand.NewPCG(5, 1))
+	train, test := make([]float32, nTr*dim), make([]float32, nTe*dim)
+	y := make([]int32, nTr)
+	for i := range train {
+		train[i] = float32(rng.IntN(3)) // small integers: many exact ties
+	}
+	for i := range test {
+		test[i] = float32(rng.IntN(3))
+	}
+	for i := range y {
+		y[i] = int32(rng.IntN(4))
+	}
+	for _, k := range []int{1, 4, 7} {
+		want := KNN(train, y, test, dim, k)
+		nb := NewNeighbors(k)
+		for i := range nTe {
+			nb.Reset()
+			for j := range nTr {
+				var d float64
+				for c := range dim {
+					v := float64(test[i*dim+c]) - float64(train[j*dim+c])
+					d += v * v
+				}
+				nb.Offer(j, d)
+			}
+			if got := nb.Vote(y); got != want[i] {
+				t.Errorf("k=%d test %d: Neighbors votes %d, KNN %d", k, i, got, want[i])
+			}
+		}
+	}
+}

@@ -114,6 +114,9 @@ type Trainer struct {
 	// sess is this trainer's checkpoint bookkeeping and stop request
 	// (checkpoint.go, interrupt.go).
 	sess session
+	// clock times this session's epochs for the progress line's whole-run
+	// estimate (eta.go).
+	clock runClock
 
 	// beforeStep, when set (tests only: the NaN guard's test poisons a
 	// parameter through it), runs before each step's forward pass with the
@@ -368,9 +371,11 @@ func (t *Trainer) epoch() (*EpochLog, error) {
 	defer t.Env.Phases.Start("steps")()
 
 	steps := t.stepsPerEpoch()
+	perEpoch := t.clock.epochBegins()
 	var bar *progress.Bar
 	if t.Env.Progress != nil {
-		bar = progress.New(t.Env.Progress, fmt.Sprintf("epoch %d/%d", e+1, t.Opt.Epochs), steps)
+		bar = progress.New(t.Env.Progress, fmt.Sprintf("epoch %d/%d steps", e+1, t.Opt.Epochs), steps)
+		bar.SetRun(t.Opt.Epochs-e-1, perEpoch)
 	}
 	sched := t.schedule()
 	tp := tensor.NewTape()

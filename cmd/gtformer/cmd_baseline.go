@@ -23,7 +23,7 @@ func init() {
 	})
 }
 
-const baselineSynopsis = "[--data PATH] [--method all|tfidf|tfidf-graph|glove-graph|tfidf-sign|lda[,...]] [--topics T] [--lda-iter N] [--seed N] [--valid] [--k N] [--json]"
+const baselineSynopsis = "[--data PATH] [--method all|tfidf|tfidf-graph|glove-graph|tfidf-sign|lda[,...]] [--topics T] [--lda-iter N] [--seed N] [--eval-queries N] [--valid] [--k N] [--json]"
 
 func runBaseline(args []string, stdout, stderr io.Writer) error {
 	var d dataFlags
@@ -32,10 +32,13 @@ func runBaseline(args []string, stdout, stderr io.Writer) error {
 	methodFlag := fs.String("method", "all", "baselines to score, comma-separated: tfidf, tfidf-graph, glove-graph, tfidf-sign, lda, or all (glove-graph only where the corpus has word vectors)")
 	topics := fs.Int("topics", baseline.DefaultLDATopics, "lda: number of topics T")
 	ldaIter := fs.Int("lda-iter", lda.DefaultMaxIter, "lda: EM iterations of batch variational Bayes")
-	seed := fs.Uint64("seed", baseline.DefaultLDASeed, "lda: seed of the random starts (same seed, same numbers)")
+	ldaFitDocs := fs.Int("lda-fit-docs", 0, "lda: fit the topics on a uniform sample of `N` training documents drawn from --seed (θ still for every document; 0: all of them)")
+	seed := fs.Uint64("seed", baseline.DefaultLDASeed, "seed of lda's random starts and of the --eval-queries sample: a model trained with the same --seed scores the same sample (same seed, same numbers)")
 	export := fs.String("export", "", "lda: write its bags of words, topics, θ and scores into this folder (new, empty, or an earlier export), for checking against another implementation (scripts/lda_sklearn.py)")
 	k := fs.Int("k", metrics.DefaultK, "neighbours of the kNN classifier")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of a table")
+	queries := evalQueriesFlag(fs, "--seed")
+	threads := threadsFlag(fs)
 	onValid := fs.Bool("valid", false, "score the validation documents instead of the test documents, held out as in training: the other training documents are the reference and the only neighbours (the split's Holdout); what defaults are chosen on")
 	describe(fs, stderr, baselineSynopsis, `
 Scores baseline document representations (training-free ones, and LDA) on
@@ -66,7 +69,14 @@ Metrics: kNN (Euclidean, fitted on the training documents, validation
 included) Micro-F1 and Macro-F1 on the test documents; link AUC per test
 document with a held-out link, ranking all other test documents by cosine
 similarity, and by -squared Euclidean distance, averaged. In percent. With
---valid, the validation documents take the test documents' place.`)
+--valid, the validation documents take the test documents' place.
+
+Above --eval-queries test documents, kNN and link AUC score a uniform sample
+of that many, each against every reference document, with standard errors:
+the sample a model's evaluation draws (gtformer train and eval) when --seed
+is the model's seed, so model and baseline are scored on the same documents.
+Large sets of rows at least 1/32 full are scored by float32 matrix products
+in bounded tiles, smaller ones exactly in float64.`)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -82,6 +92,18 @@ similarity, and by -squared Euclidean distance, averaged. In percent. With
 	if *ldaIter < 1 {
 		return usagef("--lda-iter must be at least 1, got %d", *ldaIter)
 	}
+	if *ldaFitDocs < 0 {
+		return usagef("--lda-fit-docs must be at least 1 (0: all training documents), got %d", *ldaFitDocs)
+	}
+	nq, err := evalQueries(*queries)
+	if err != nil {
+		return err
+	}
+	restore, err := useThreads(*threads)
+	if err != nil {
+		return err
+	}
+	defer restore()
 	methods, all, err := parseMethods(*methodFlag)
 	if err != nil {
 		return usagef("--method: %v", err)
@@ -89,6 +111,9 @@ similarity, and by -squared Euclidean distance, averaged. In percent. With
 	if *export != "" {
 		if !slices.Contains(methods, baseline.LDAMethod) {
 			return usagef("--export writes the lda baseline's files: give --method lda")
+		}
+		if *ldaFitDocs > 0 {
+			return usagef("--export writes every training document's bags for a full fit elsewhere: leave out --lda-fit-docs")
 		}
 		if err := checkExportDir(*export); err != nil {
 			return err
@@ -108,6 +133,7 @@ similarity, and by -squared Euclidean distance, averaged. In percent. With
 		Data:        d.source(),
 		Split:       splitSummary(d.split, s),
 		K:           *k,
+		Seed:        *seed,
 		Scored:      "test",
 		Docs:        g.NumDocs(), Links: len(g.Links), Labels: g.NumLabels(),
 	}
@@ -120,7 +146,7 @@ similarity, and by -squared Euclidean distance, averaged. In percent. With
 		var tm *baseline.TopicScores
 		var ldaRes *baseline.LDAResult
 		if m == baseline.LDAMethod {
-			ldaRes, err = baseline.FitLDA(g, s, baseline.LDAOptions{Topics: *topics, Iter: *ldaIter, Seed: *seed})
+			ldaRes, err = baseline.FitLDA(g, s, baseline.LDAOptions{Topics: *topics, Iter: *ldaIter, Seed: *seed, FitDocs: *ldaFitDocs})
 			if ldaRes != nil {
 				v, tm = ldaRes.Theta, &ldaRes.Scores
 			}
@@ -134,7 +160,7 @@ similarity, and by -squared Euclidean distance, averaged. In percent. With
 		if err != nil {
 			return fmt.Errorf("%s: %s: %w", d.source(), m, err)
 		}
-		met := baseline.Evaluate(g, s, v, *k)
+		met := baseline.EvaluateWith(g, s, v, baseline.EvalOptions{K: *k, Queries: nq, Seed: *seed})
 		row := baselineRow{
 			Method: string(m), Dim: v.Dim, Density: v.Density(),
 			Scores:  met.Scores(),
@@ -142,6 +168,7 @@ similarity, and by -squared Euclidean distance, averaged. In percent. With
 		}
 		if tm != nil {
 			row.Topics = topicRowOf(tm, g.Vocab, *ldaIter, *seed)
+			row.Topics.FitDocs = len(baseline.FitSample(s.Train, *ldaFitDocs, *seed))
 		}
 		if ldaRes != nil && *export != "" {
 			meta := ldaExport{Data: rep.Data, Split: rep.Split, Scored: rep.Scored, Topics: row.Topics}
@@ -188,6 +215,8 @@ type baselineReport struct {
 	Labels int       `json:"labels"`
 	Split  splitInfo `json:"split"`
 	K      int       `json:"k"`
+	// Seed is --seed: lda's random starts and the sample of queries.
+	Seed uint64 `json:"seed"`
 	// Scored names the documents scored: "test", or "validation" (--valid).
 	Scored  string        `json:"scored"`
 	Results []baselineRow `json:"results"`
@@ -228,6 +257,9 @@ type topicRow struct {
 	Count int    `json:"count"`
 	Iter  int    `json:"iter"`
 	Seed  uint64 `json:"seed"`
+	// FitDocs is the number of training documents the fit read (all of
+	// them, or --lda-fit-docs).
+	FitDocs int `json:"fit_docs"`
 	baseline.TopicRecord
 	TopWords [][]string `json:"top_words"` // each topic's top-10 words
 }
@@ -245,11 +277,19 @@ func (r baselineReport) writeText(w io.Writer) error {
 	fmt.Fprintf(w, "split   %s: %d training (%d of them validation), %d test; %d training links, %d held-out test links\n",
 		sp.Name, sp.Train, sp.Valid, sp.Test, sp.TrainLinks, sp.TestLinks)
 	fmt.Fprintf(w, "metrics kNN k=%d (Euclidean, fitted on the training documents) on the %s documents; link AUC per %s document, in percent\n\n", r.K, r.Scored, r.Scored)
-	const row = "%-12s %9s %9s %15s %15s %10s %6s %8s %8s\n"
+	const row = "%-12s %13s %9s %15s %15s %10s %6s %8s %8s\n"
 	fmt.Fprintf(w, row, "method", "Micro-F1", "Macro-F1", "AUC cosine", "AUC -sqdist", "link docs", "dim", "density", "time")
+	sampled := 0
 	for _, x := range r.Results {
-		fmt.Fprintf(w, row, x.Method, pct(x.MicroF1), pct(x.MacroF1), pct(x.LinkAUC), pct(x.LinkAUCSqDist),
+		fmt.Fprintf(w, row, x.Method, pctSE(x.MicroF1, x.MicroF1SE), pct(x.MacroF1), pctSE(x.LinkAUC, x.LinkAUCSE), pctSE(x.LinkAUCSqDist, x.LinkAUCSqDistSE),
 			fmt.Sprint(x.LinkDocs), fmt.Sprint(x.Dim), fmt.Sprintf("%.3f", x.Density), fmt.Sprintf("%.2fs", x.Seconds))
+		if x.EvalSampled {
+			sampled = x.EvalQueries
+		}
+	}
+	if sampled > 0 {
+		fmt.Fprintf(w, "sampled: kNN and link AUC over %d of the %s documents (--eval-queries, drawn from --seed %d as a model's evaluation draws them), ± one standard error\n",
+			sampled, r.Scored, r.Seed)
 	}
 	for _, s := range r.Skipped {
 		fmt.Fprintf(w, "skipped %s\n", s)
@@ -259,8 +299,8 @@ func (r baselineReport) writeText(w io.Writer) error {
 			continue
 		}
 		tp := x.Topics
-		fmt.Fprintf(w, "\n%s as a topic model: %d topics, %d iterations, seed %d; NPMI (top 10, %s) %s, diversity (top 25) %s, %s log-perplexity %s, document completion %s\n",
-			x.Method, tp.Count, tp.Iter, tp.Seed, tp.NPMIRef, fraction(tp.NPMI, "%.1f%%", 100), fraction(tp.Diversity, "%.3f", 1),
+		fmt.Fprintf(w, "\n%s as a topic model: %d topics, %d iterations, seed %d, fitted on %d training documents; NPMI (top 10, %s) %s, diversity (top 25) %s, %s log-perplexity %s, document completion %s\n",
+			x.Method, tp.Count, tp.Iter, tp.Seed, tp.FitDocs, tp.NPMIRef, fraction(tp.NPMI, "%.1f%%", 100), fraction(tp.Diversity, "%.3f", 1),
 			r.Scored, fraction(tp.LogPerplexity, "%.3f", 1), fraction(tp.LogPerplexityCompletion, "%.3f", 1))
 		for t, words := range tp.TopWords {
 			fmt.Fprintf(w, "  topic %2d  %s\n", t, strings.Join(words, " "))
@@ -276,6 +316,14 @@ func fraction(x *float64, format string, scale float64) string {
 		return "-"
 	}
 	return fmt.Sprintf(format, *x*scale)
+}
+
+// pctSE is pct with "±se" appended when se is set (a sampled estimate).
+func pctSE(x, se *float64) string {
+	if x == nil || se == nil {
+		return pct(x)
+	}
+	return fmt.Sprintf("%.2f±%.2f", *x, *se)
 }
 
 func pct(x *float64) string {

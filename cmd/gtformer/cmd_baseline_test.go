@@ -95,6 +95,9 @@ func TestBaselineUsage(t *testing.T) {
 		{[]string{"baseline", "--data", "x", "--topics", "0"}, "--topics must be at least 1"},
 		{[]string{"baseline", "--data", "x", "--lda-iter", "0"}, "--lda-iter must be at least 1"},
 		{[]string{"baseline", "--data", "x", "--method", "tfidf", "--export", "y"}, "give --method lda"},
+		{[]string{"baseline", "--data", "x", "--eval-queries", "-1"}, "--eval-queries -1"},
+		{[]string{"baseline", "--data", "x", "--lda-fit-docs", "-1"}, "--lda-fit-docs must be"},
+		{[]string{"baseline", "--data", "x", "--method", "lda", "--lda-fit-docs", "5", "--export", "y"}, "leave out --lda-fit-docs"},
 	} {
 		code, _, errs := runCmd(tc.args...)
 		if code != 2 || !strings.Contains(errs, tc.want) {
@@ -201,5 +204,63 @@ func TestBaselineCommandLDA(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(other); len(entries) != 1 {
 		t.Errorf("the foreign folder now holds %d entries", len(entries))
+	}
+}
+
+// TestBaselineCommandSampled: --eval-queries below the test set scores
+// the sample the model's evaluation draws from --seed (the JSON says how
+// many, with standard errors; the table shows them as ±), and another
+// seed draws other documents.
+func TestBaselineCommandSampled(t *testing.T) {
+	scores := func(seed string) baselineRow {
+		code, out, errs := runCmd("baseline", "--method", "tfidf", "--eval-queries", "60", "--seed", seed, "--json")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		var rep baselineReport
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("output is not JSON: %v\n%s", err, out)
+		}
+		if len(rep.Results) != 1 || fmt.Sprint(rep.Seed) != seed {
+			t.Fatalf("results %+v, seed %d", rep.Results, rep.Seed)
+		}
+		return rep.Results[0]
+	}
+	a, b := scores("1"), scores("2")
+	for _, r := range []baselineRow{a, b} {
+		if r.EvalQueries != 60 || !r.EvalSampled || r.MicroF1SE == nil || r.LinkAUCSE == nil || r.LinkAUCSqDistSE == nil {
+			t.Errorf("sampled row %+v: want 60 queries with standard errors", r)
+		}
+	}
+	if *a.LinkAUC == *b.LinkAUC && a.LinkDocs == b.LinkDocs {
+		t.Errorf("seeds 1 and 2 scored the same link AUC %.4f over %d documents: the same sample?", *a.LinkAUC, a.LinkDocs)
+	}
+	code, out, errs := runCmd("baseline", "--method", "tfidf", "--eval-queries", "60")
+	if code != 0 || !strings.Contains(out, "±") || !strings.Contains(out, "over 60 of the test documents") {
+		t.Errorf("table: exit %d, %s\n%s", code, errs, out)
+	}
+}
+
+// TestBaselineCommandLDAFitDocs: --lda-fit-docs fits on that many training
+// documents (the JSON says so) and changes the topics; without it the fit
+// reads every training document.
+func TestBaselineCommandLDAFitDocs(t *testing.T) {
+	fit := func(args ...string) *topicRow {
+		code, out, errs := runCmd(append([]string{"baseline", "--method", "lda", "--lda-iter", "3", "--json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		var rep baselineReport
+		if err := json.Unmarshal([]byte(out), &rep); err != nil || len(rep.Results) != 1 || rep.Results[0].Topics == nil {
+			t.Fatalf("output %v:\n%s", err, out)
+		}
+		return rep.Results[0].Topics
+	}
+	all, part := fit(), fit("--lda-fit-docs", "100")
+	if all.FitDocs != 1200 || part.FitDocs != 100 {
+		t.Errorf("fit_docs %d and %d, want 1200 (every training document) and 100", all.FitDocs, part.FitDocs)
+	}
+	if *all.NPMI == *part.NPMI && *all.LogPerplexity == *part.LogPerplexity {
+		t.Error("a fit on 100 documents scored exactly as the full fit")
 	}
 }

@@ -32,6 +32,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "`DIR` to write "+outputs.EvalFile+" into (default: the model directory; training's metrics.json is never replaced)")
 	k := fs.Int("k", 5, "kNN neighbours (at most the number of training documents)")
 	queries := evalQueriesFlag(fs, "the model's seed")
+	threads := threadsFlag(fs)
 	allow := fs.Bool("allow-different-corpus", false, "evaluate on a corpus other than the one the model was trained on (its vocabulary must still be the model's)")
 	describe(fs, stderr, "--model DIR [--data PATH] [--out DIR]", `
 Embeds the corpus the model was trained on (same --data and corpus flags:
@@ -56,6 +57,11 @@ metrics.json).`)
 	if err != nil {
 		return err
 	}
+	restore, err := useThreads(*threads)
+	if err != nil {
+		return err
+	}
+	defer restore()
 	m, seed, g, s, err := loadModelAndCorpus(*dir, &d, *allow, stderr)
 	if err != nil {
 		return err

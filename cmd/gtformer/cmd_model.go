@@ -75,6 +75,7 @@ func runEmbed(args []string, stdout, stderr io.Writer) error {
 	topicsOut := fs.String("topics-out", "", "optional `FILE` for the documents' topic distributions θ (.npy, float32 (N, T))")
 	batch := fs.Int("batch", 128, "documents per inference batch")
 	maxNbrs := fs.Int("max-nbrs", 64, "neighbours a document aggregates at most")
+	threads := threadsFlag(fs)
 	newDocs := fs.String("new", "", "JSON Lines `FILE` of new documents ({\"id\", \"text\", \"links\"}; a \"label\" is accepted and not used) to embed instead, linked to the corpus's documents (by id, or for a folder corpus by 0-based document id, the line of contents.txt counted from 0) or to each other; a new id must not be a corpus document's")
 	allow := fs.Bool("allow-different-corpus", false, "embed a corpus other than the one the model was trained on (its vocabulary must still be the model's)")
 	exportStates := fs.String("export-states", "", "instead of embedding, write what embedding new documents reads from the corpus (every document's words, links and own-text states) into `DIR` for gtformer-beam: "+corpusstates.MetaFile+" and "+corpusstates.RecordsFile+" (usually the model's DIR)")
@@ -95,6 +96,11 @@ without the corpus.`)
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
+	restore, err := useThreads(*threads)
+	if err != nil {
+		return err
+	}
+	defer restore()
 	if *exportStates != "" {
 		if *out != "" || *newDocs != "" || *topicsOut != "" {
 			return usagef("--export-states writes its own files: --out, --topics-out and --new do not apply")

@@ -36,8 +36,9 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	maxBody := fs.Int64("max-body", def.MaxBody, "largest request body in bytes (413 beyond)")
 	maxDocs := fs.Int("max-docs", def.MaxDocs, "most documents in one POST /v1/embed (413 beyond)")
 	maxConc := fs.Int("max-concurrent", def.MaxConcurrent, "API requests in flight at once (429 with Retry-After beyond)")
-	maxEmbed := fs.Int("max-embed", def.MaxEmbed, "embed requests in flight at once (429 with Retry-After beyond)")
+	maxEmbed := fs.Int("max-embed", def.MaxEmbed, "embed requests in flight at once (429 with Retry-After beyond; default: one per core, or --threads)")
 	grace := fs.Duration("grace", 10*time.Second, "on SIGINT/SIGTERM, how long requests in flight may take to finish")
+	threads := threadsFlag(fs)
 	var hosts hostList
 	fs.Var(&hosts, "allowed-host", "a Host `NAME` (or IP) the server answers for besides localhost, 127.0.0.1, [::1] and the --addr host; repeatable or a comma list")
 	token := fs.String("token", "", "a `TOKEN` every API request must send as \"Authorization: Bearer TOKEN\" (the page: open /?token=TOKEN once); visible to other users of this machine in the process list, so prefer --token-file")
@@ -75,6 +76,14 @@ slot is taken.`)
 	}
 	if *maxBody < 1 || *maxDocs < 1 || *maxConc < 1 || *maxEmbed < 1 {
 		return usagef("--max-body, --max-docs, --max-concurrent and --max-embed must be positive")
+	}
+	restore, err := useThreads(*threads)
+	if err != nil {
+		return err
+	}
+	defer restore()
+	if *threads > 0 && !visited(fs, "max-embed") {
+		*maxEmbed = *threads // one embed request per core, as by default
 	}
 	tok, err := serveToken(*token, *tokenFile)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/gtformer/gtformer/corpus"
 	"github.com/gtformer/gtformer/evaluate"
@@ -34,6 +35,7 @@ var trainGroups = modelGroups([]flagGroup{
 	{title: "budget", flags: []string{"preset", "seed", "epochs", "batch", "lr", "steps-per-epoch"}},
 	{title: "model size", flags: []string{"width", "layers", "heads", "mlp", "max-len", "max-depth", "max-children"}},
 	{title: "evaluation", flags: []string{"supervised", "valid-only", "eval-queries"}},
+	{title: "machine", flags: []string{"threads"}},
 	{title: "profiling", hidden: true, flags: []string{"memprofile", "memprofile-phase"}},
 })
 
@@ -51,6 +53,7 @@ type trainFlags struct {
 	quiet     bool
 	validOnly bool
 	queries   *int
+	threads   *int
 	mem       memProfile
 }
 
@@ -64,6 +67,7 @@ func (t *trainFlags) flagSet(stderr io.Writer, s preset.Settings) *flag.FlagSet 
 	fs.BoolVar(&t.resume, "resume", false, "continue from DIR/checkpoint with the same --data and corpus flags (other flags: as the run had them, or --epochs)")
 	fs.BoolVar(&t.quiet, "quiet", false, "no progress bar, only the result")
 	t.queries = evalQueriesFlag(fs, "--seed")
+	t.threads = threadsFlag(fs)
 	fs.StringVar(&t.mem.path, "memprofile", "", "write a Go heap profile (pprof) to `FILE` when the phase --memprofile-phase ends")
 	fs.StringVar(&t.mem.phase, "memprofile-phase", "features", "the `PHASE` at whose end --memprofile is written (a name from the phases line: load, features, steps, ...)")
 	fs.BoolVar(&t.validOnly, "valid-only", false, "never read the test split: write valid.json (learning curve, validation metrics, topic quality) and topics.txt")
@@ -104,6 +108,11 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	restore, err := useThreads(*t.threads)
+	if err != nil {
+		return err
+	}
+	defer restore()
 	if err := mem.check(); err != nil {
 		return err
 	}
@@ -114,6 +123,11 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		return usagef("%v", err)
 	}
 	ph := phases.New()
+	if !*quiet {
+		// Name the phases that draw no bar, before the evaluation's bars
+		// (which wait 3 s) would begin; the steps have the epoch's bar.
+		ph.Announce(stderr, 2*time.Second, "steps")
+	}
 	mem.watch(ph)
 	g, s, fp, err := loadSplit(d, ph)
 	if err != nil {

@@ -20,6 +20,17 @@ type Record struct {
 	names []string
 	secs  map[string]float64
 	after func(name string)
+	// announce, when set (Announce), names on its writer each phase still
+	// under way after its delay.
+	announce *announcer
+}
+
+// announcer is Announce's setting.
+type announcer struct {
+	w     io.Writer
+	delay time.Duration
+	quiet map[string]bool
+	mu    sync.Mutex // serialises the lines of concurrent phases
 }
 
 // New returns an empty record.
@@ -45,7 +56,21 @@ func (r *Record) Start(name string) func() {
 		return func() {}
 	}
 	began := time.Now()
+	r.mu.Lock()
+	a := r.announce
+	r.mu.Unlock()
+	var timer *time.Timer
+	if a != nil && !a.quiet[name] {
+		timer = time.AfterFunc(a.delay, func() {
+			a.mu.Lock()
+			defer a.mu.Unlock()
+			fmt.Fprintf(a.w, "phase %s under way\n", name)
+		})
+	}
 	return func() {
+		if timer != nil {
+			timer.Stop()
+		}
 		r.Add(name, time.Since(began))
 		r.mu.Lock()
 		after := r.after
@@ -67,6 +92,30 @@ func (r *Record) AfterPhase(f func(name string)) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.after = f
+}
+
+// Announce has every phase begun with Start afterwards that is still under
+// way after delay named on w, once, as "phase validation under way":
+// without it a long run's phases that draw no progress bar (features,
+// topic start, validation, the final embedding, evaluation) leave the log
+// silent for minutes. Phases named in quiet are not announced (those that
+// draw a bar of their own, such as the training steps). A nil w stops the
+// announcements.
+func (r *Record) Announce(w io.Writer, delay time.Duration, quiet ...string) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if w == nil {
+		r.announce = nil
+		return
+	}
+	a := &announcer{w: w, delay: delay, quiet: map[string]bool{}}
+	for _, q := range quiet {
+		a.quiet[q] = true
+	}
+	r.announce = a
 }
 
 // Seconds returns a copy of the phases' seconds (nil for a nil or empty

@@ -1,7 +1,9 @@
 package phases
 
 import (
+	"bytes"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -87,5 +89,62 @@ func TestAfterPhase(t *testing.T) {
 	r.Start("evaluation")()
 	if want := "load,features,load"; strings.Join(got, ",") != want {
 		t.Errorf("called for %q, want %q", strings.Join(got, ","), want)
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for the announcements' timers.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestAnnounce: a phase still under way after the delay is named once; a
+// phase that ends first, a quiet one, and any after Announce(nil) are not.
+func TestAnnounce(t *testing.T) {
+	tests := []struct {
+		name     string
+		phase    string
+		delay    time.Duration
+		lasts    time.Duration
+		off      bool
+		wantLine bool
+	}{
+		{"long phase", "validation", time.Millisecond, 100 * time.Millisecond, false, true},
+		{"ends before the delay", "validation", time.Hour, 0, false, false},
+		{"quiet phase", "steps", time.Millisecond, 100 * time.Millisecond, false, false},
+		{"announcements off", "validation", time.Millisecond, 100 * time.Millisecond, true, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out lockedBuffer
+			r := New()
+			r.Announce(&out, tc.delay, "steps")
+			if tc.off {
+				r.Announce(nil, 0)
+			}
+			stop := r.Start(tc.phase)
+			time.Sleep(tc.lasts)
+			stop()
+			time.Sleep(20 * time.Millisecond) // a timer that fired late would write now
+			want := ""
+			if tc.wantLine {
+				want = "phase " + tc.phase + " under way\n"
+			}
+			if got := out.String(); got != want {
+				t.Errorf("announced %q, want %q", got, want)
+			}
+		})
 	}
 }

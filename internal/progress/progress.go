@@ -7,6 +7,9 @@
 // the estimated time left and free-form fields such as the parts of a loss:
 //
 //	train  [=========>          ]  48% 480/1000  95.2/s  ETA 5s  loss=3.412 graph=1.02
+//
+// A bar that is one unit of a longer run (SetRun: an epoch of training)
+// also shows the whole run's time left, "run ETA 12m30s", after its own.
 package progress
 
 import (
@@ -49,6 +52,12 @@ type Bar struct {
 	lastLen  int // length of the last in-place line, to blank leftovers
 	finished bool
 	delay    time.Duration
+
+	// run is set by SetRun: the bar's job is one unit of a longer run,
+	// and the line also shows the whole run's time left.
+	run     bool
+	runLeft int           // units after this one
+	perUnit time.Duration // expected wall time of one unit; 0: unknown
 }
 
 // Option configures a Bar.
@@ -137,6 +146,42 @@ func (b *Bar) SetTotal(total int64) {
 func (b *Bar) Write(p []byte) (int, error) {
 	b.Add(int64(len(p)))
 	return len(p), nil
+}
+
+// SetRun says that the bar's job is one unit (an epoch) of a run with left
+// more units after it, each expected to take perUnit (0 when none has been
+// timed yet: the bar's own pace stands in), so that the line also shows
+// the time left in the whole run (RunLeft).
+func (b *Bar) SetRun(left int, perUnit time.Duration) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.run, b.runLeft, b.perUnit = true, left, perUnit
+}
+
+// RunLeft estimates the time left in a run whose unit under way is frac
+// done (in [0,1]) after elapsed, with left more units after it, each
+// taking perUnit: the wall time per unit measured on finished ones, the
+// pauses between them included, or 0 when none has finished, in which
+// case the unit under way's own pace stands in for the others. ok is
+// false when nothing is known yet (no unit timed and no progress).
+func RunLeft(frac float64, elapsed time.Duration, left int, perUnit time.Duration) (d time.Duration, ok bool) {
+	frac = min(max(frac, 0), 1)
+	var cur time.Duration // the unit under way's remaining time
+	switch {
+	case frac > 0:
+		cur = time.Duration(float64(elapsed) * (1 - frac) / frac)
+		if perUnit == 0 {
+			perUnit = time.Duration(float64(elapsed) / frac)
+		}
+	case perUnit > 0:
+		cur = max(perUnit-elapsed, 0)
+	default:
+		return 0, false
+	}
+	return cur + time.Duration(left)*perUnit, true
 }
 
 // SetField sets a free-form field shown after the rate, such as a loss part.
@@ -257,6 +302,11 @@ func (b *Bar) render(now time.Time) string {
 		fmt.Fprintf(&s, "  ETA %s", formatDuration(eta))
 	default:
 		fmt.Fprintf(&s, "  %s", formatDuration(elapsed))
+	}
+	if b.run && !b.finished && b.total > 0 {
+		if d, ok := RunLeft(float64(b.n)/float64(b.total), elapsed, b.runLeft, b.perUnit); ok {
+			fmt.Fprintf(&s, "  run ETA %s", formatDuration(d))
+		}
 	}
 	for _, k := range b.keys {
 		fmt.Fprintf(&s, "  %s=%s", k, b.vals[k])

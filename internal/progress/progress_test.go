@@ -170,3 +170,73 @@ func TestDelay(t *testing.T) {
 	nilBar.SetFloat("x", 1)
 	nilBar.Finish()
 }
+
+func TestRunLeft(t *testing.T) {
+	tests := []struct {
+		name    string
+		frac    float64
+		elapsed time.Duration
+		left    int
+		perUnit time.Duration
+		want    time.Duration
+		ok      bool
+	}{
+		{"nothing known", 0, 5 * time.Second, 3, 0, 0, false},
+		{"first unit: its own pace for all", 0.25, 10 * time.Second, 3, 0, 30*time.Second + 3*40*time.Second, true},
+		{"timed units, pauses included", 0.5, 10 * time.Second, 2, 50 * time.Second, 10*time.Second + 2*50*time.Second, true},
+		{"timed units, unit just begun", 0, 5 * time.Second, 1, 50 * time.Second, 45*time.Second + 50*time.Second, true},
+		{"unit begun longer ago than a unit takes", 0, 80 * time.Second, 1, 50 * time.Second, 50 * time.Second, true},
+		{"last unit, done", 1, 10 * time.Second, 0, 12 * time.Second, 0, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := RunLeft(tc.frac, tc.elapsed, tc.left, tc.perUnit)
+			if got != tc.want || ok != tc.ok {
+				t.Errorf("RunLeft(%g, %v, %d, %v) = %v, %v; want %v, %v", tc.frac, tc.elapsed, tc.left, tc.perUnit, got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+}
+
+// TestRenderRun: a bar that is one epoch of a run shows the run's time
+// left after its own ETA, and nothing of it once finished.
+func TestRenderRun(t *testing.T) {
+	tests := []struct {
+		name     string
+		n        int64
+		elapsed  time.Duration
+		left     int
+		perUnit  time.Duration
+		finished bool
+		want     string
+	}{
+		{"first epoch, own pace", 50, 10 * time.Second, 4, 0, false,
+			"epoch 1/5  [==========>         ]  50% 50/100  5/s  ETA 10s  run ETA 1m30s  loss=2"},
+		{"later epoch, measured epochs", 25, 10 * time.Second, 2, time.Minute, false,
+			"epoch 3/5  [=====>              ]  25% 25/100  2.5/s  ETA 30s  run ETA 2m30s  loss=2"},
+		{"no progress yet, nothing timed", 0, 2 * time.Second, 4, 0, false,
+			"epoch 1/5  [>                   ]   0% 0/100  0/s  2s  loss=2"},
+		{"finished", 100, 20 * time.Second, 2, time.Minute, true,
+			"epoch 3/5  [====================] 100% 100/100  5/s  in 20s  loss=2"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newClock()
+			label := "epoch 1/5"
+			if tc.perUnit > 0 {
+				label = "epoch 3/5"
+			}
+			b := New(io.Discard, label, 100, Clock(c.now))
+			b.SetRun(tc.left, tc.perUnit)
+			c.advance(tc.elapsed)
+			b.Set(tc.n)
+			b.SetField("loss", "2")
+			if tc.finished {
+				b.Finish()
+			}
+			if got := b.String(); got != tc.want {
+				t.Errorf("\ngot  %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
