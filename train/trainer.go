@@ -115,6 +115,10 @@ type Trainer struct {
 	// (checkpoint.go, interrupt.go).
 	sess session
 
+	// continued says the model was trained before (Continue): Run
+	// keeps its topics, skipping the topic start and its refit.
+	continued bool
+
 	// beforeStep, when set (tests only: the NaN guard's test poisons a
 	// parameter through it), runs before each step's forward pass with the
 	// number the step will have (1-based, as in the guard's messages).
@@ -244,7 +248,7 @@ func (t *Trainer) schedule() optim.Schedule {
 // progress is done, after writing a checkpoint of that state (when
 // Env.Checkpoint is set).
 func (t *Trainer) Run() error {
-	if !t.sess.resumed && t.State.Epoch == 0 && t.State.Step == 0 {
+	if !t.sess.resumed && !t.continued && t.State.Epoch == 0 && t.State.Step == 0 {
 		if err := t.initTopics(); err != nil {
 			return err
 		}
@@ -294,7 +298,7 @@ func (t *Trainer) Run() error {
 		}
 		t.State.Epoch++
 		ran++
-		if t.Opt.placesTopics() && t.State.Epoch == t.Opt.TopicRefit && t.State.Epoch < t.Opt.Epochs {
+		if t.Opt.placesTopics() && !t.continued && t.State.Epoch == t.Opt.TopicRefit && t.State.Epoch < t.Opt.Epochs {
 			fmt.Fprintf(t.log, "epoch %d: topic start redone on the trained document embeddings\n", t.State.Epoch)
 			if err := t.initTopics(); err != nil {
 				return err

@@ -106,7 +106,7 @@ similarity, and by -squared Euclidean distance, averaged. In percent. With
 	rep := baselineReport{
 		LoadSeconds: time.Since(loadStart).Seconds(),
 		Data:        d.source(),
-		Split:       splitSummary(d.split, s),
+		Split:       splitSummary(d.splitName(), s),
 		K:           *k,
 		Scored:      "test",
 		Docs:        g.NumDocs(), Links: len(g.Links), Labels: g.NumLabels(),
