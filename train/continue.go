@@ -69,3 +69,27 @@ func (t *Trainer) Generation(dir string) string {
 	}
 	return filepath.Join(dir, t.sess.generation)
 }
+
+// SetGrowFrom sets GrowFrom to those of docs that growth reads (training
+// documents outside validation, within Options.SampleDocs' sample); none:
+// nil.
+func (t *Trainer) SetGrowFrom(docs []int32) {
+	in := make(map[int32]bool, len(docs))
+	for _, d := range docs {
+		in[d] = true
+	}
+	t.GrowFrom = nil
+	for _, d := range t.vs.Train {
+		if in[d] {
+			t.GrowFrom = append(t.GrowFrom, d)
+		}
+	}
+}
+
+// growFirst is continued training's first tree update, before any step:
+// the loaded model already says where the new documents (GrowFrom) sit,
+// and a topic added now has every step to take them.
+func (t *Trainer) growFirst() error {
+	defer t.Env.Phases.Start("growth")()
+	return t.growTree(t.scoreValidation(&EpochLog{}), true)
+}

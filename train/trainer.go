@@ -115,6 +115,14 @@ type Trainer struct {
 	// (checkpoint.go, interrupt.go).
 	sess session
 
+	// GrowFrom, when set, are the documents whose word shares decide
+	// where growth adds topics (a topic's own share of their words above
+	// the tree's SAdd); pruning still reads every training document
+	// outside validation. gtformer update sets it to the new documents
+	// (SetGrowFrom), so that the tree grows where they need topics. nil:
+	// the training documents.
+	GrowFrom []int32
+
 	// continued says the model was trained before (Continue): Run
 	// keeps its topics, skipping the topic start and its refit.
 	continued bool
@@ -262,6 +270,11 @@ func (t *Trainer) Run() error {
 			rec.Topics = t.Model.Topics.Tables().T
 			t.History = append(t.History, *rec)
 			t.logEpoch(rec)
+		}
+	}
+	if t.continued && !t.sess.resumed && t.State.Step == 0 && t.Model.Cfg.Tree.Mode == "grow" && t.GrowFrom != nil {
+		if err := t.growFirst(); err != nil {
+			return err
 		}
 	}
 	for ran := 0; t.State.Epoch < t.Opt.Epochs; {

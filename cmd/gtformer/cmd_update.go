@@ -285,6 +285,11 @@ func updateInto(dir string, u *updateFlags, b *updateBase, nd *corpus.NewDocs, s
 	if err != nil {
 		return nil, err
 	}
+	added := make([]int32, 0, len(nd.IDs))
+	for d := n; d < g2.NumDocs(); d++ {
+		added = append(added, int32(d))
+	}
+	tr.SetGrowFrom(added)
 	fmt.Fprintf(env.Log, "updating %s: %d new documents (%d unknown words dropped), %d new links (%d among training documents), %d steps in %d rounds\n",
 		u.dir, len(nd.IDs), nd.Unknown, newLinks, newTrain, opt.StepsPerEpoch*opt.Epochs, opt.Epochs)
 	began := time.Now()
