@@ -41,6 +41,13 @@ func (t *Trainer) growTree(emb *model.Embeddings, add bool) error {
 	if byPath {
 		uo.Path = topictree.PathShares(m.Topics.Tables(), theta, lengths)
 	}
+	if add && t.continued {
+		// Continued training's rounds only add: a topic added for a
+		// few new documents holds little of all the words and would be
+		// pruned before it has taken them; the final prune (its floor
+		// on the words) judges every topic at the end.
+		uo.Prune = 0
+	}
 	if add && t.GrowFrom != nil {
 		// Prune by every training document's words, add by GrowFrom's:
 		// Update adds by its shares and prunes by Path when given.
