@@ -295,3 +295,31 @@ func FuzzReadUpdateJSONL(f *testing.F) {
 		}
 	})
 }
+
+func FuzzCorpusLinks(f *testing.F) {
+	f.Add([]byte("0 p\n1 q\n"))
+	f.Add([]byte("1\tq\r\n\n"))
+	f.Add([]byte("0 p extra\n-1 q\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		dir := t.TempDir()
+		for name, s := range map[string]string{VocabFile: "tree\ngraph\n", ContentsFile: "0 1\n1\n", LinksFile: "0 1\n", IDsFile: "a\nb\n",
+			CorpusLinksFile: string(b)} {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		g := tinyKnown()
+		g.DocIDs = []string{"p", "q"}
+		nd, err := ReadUpdate(dir, g)
+		if err != nil {
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("not a ParseError: %v", err)
+			}
+			return
+		}
+		if err := g.Extend(nd).Validate(); err != nil {
+			t.Fatalf("extended graph invalid: %v", err)
+		}
+	})
+}

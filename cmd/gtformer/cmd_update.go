@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/gtformer/gtformer/corpus"
@@ -149,6 +150,12 @@ func loadUpdateBase(u *updateFlags, stderr io.Writer) (*updateBase, error) {
 			return nil, err
 		}
 		m, seed, g, s, err := loadModelAndCorpus(u.dir, &u.d, false, stderr)
+		var ue usageError
+		if errors.As(err, &ue) {
+			// update has no --allow-different-corpus: the union must hold
+			// the model's corpus.
+			return nil, usagef("%s", strings.TrimSuffix(ue.msg, ", or --allow-different-corpus"))
+		}
 		if err != nil {
 			return nil, err
 		}
