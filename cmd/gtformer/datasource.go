@@ -135,7 +135,7 @@ func (d *dataFlags) resolveSplit() error {
 		}
 	}
 	if d.splitFile() && !isFile(d.split) {
-		return usagef("--split must be paper, random or a split file; %s is none", d.split)
+		return usagef("--split must be paper or random, or a split file; %s is none", d.split)
 	}
 	return nil
 }
