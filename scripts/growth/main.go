@@ -45,6 +45,7 @@ import (
 
 	"github.com/gtformer/gtformer/corpus"
 	"github.com/gtformer/gtformer/corpus/synth"
+	"github.com/gtformer/gtformer/preset"
 )
 
 func main() {
@@ -91,7 +92,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	var rows []row
 	prev := filepath.Join(c.work, "m0")
 	base := filepath.Join(c.work, "base")
-	trainArgs := append([]string{"train", "--data", base, "--out", prev, "--valid-only", "--quiet", "--seed", seed}, strings.Fields(c.trainFlags)...)
+	trainArgs := append([]string{"train", "--data", base, "--out", prev, "--valid-only", "--quiet", "--seed", seed}, builtinFlags(c)...)
+	trainArgs = append(trainArgs, strings.Fields(c.trainFlags)...)
 	if err := gtformer(c.bin, trainArgs, stderr); err != nil {
 		return err
 	}
@@ -249,6 +251,20 @@ func writeWith(path string, write func(w io.Writer) error) error {
 		return err
 	}
 	return f.Close()
+}
+
+// builtinFlags are, for the built-in corpus, the model sizes train uses
+// on it when no --data is given (preset.Settings.Builtin), so that the
+// base, given as a folder, is the same model as the from-scratch run.
+func builtinFlags(c config) []string {
+	if c.data != "" {
+		return nil
+	}
+	s := preset.DefaultSettings()
+	s.Builtin()
+	k := s.Config
+	return []string{"--width", strconv.Itoa(k.Width), "--layers", strconv.Itoa(k.Layers), "--heads", strconv.Itoa(k.Heads),
+		"--mlp", strconv.Itoa(k.MLPHidden), "--max-len", strconv.Itoa(k.MaxLen), "--epochs", strconv.Itoa(s.Options.Epochs)}
 }
 
 // gtformer runs the binary with args, its output on stderr.
