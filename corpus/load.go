@@ -18,6 +18,10 @@ const (
 	LabelsFile     = "labels.txt"
 	LabelNamesFile = "label_names.txt"
 	EmbeddingsFile = "word_embeddings_glove_300d.txt"
+	// IDsFile names the documents (Graph.DocIDs), one id per document
+	// line; without it a folder's documents are named by their 0-based
+	// line numbers.
+	IDsFile = "ids.txt"
 	// EmbeddingsDim is the row width EmbeddingsFile must have.
 	EmbeddingsDim = 300
 )
@@ -72,6 +76,8 @@ func Load(path string, opt LoadOptions) (*Graph, error) {
 //	label_names.txt  optional: line k names label k
 //	meta.jsonl     optional: one JSON object of fields per document line ({} for none;
 //	               see LoadJSONL's "meta")
+//	ids.txt        optional: one document id per document line (Graph.DocIDs;
+//	               without it a document's id is its 0-based line number)
 //	word_embeddings_glove_300d.txt  optional: one row of 300 floats per word
 //
 // CRLF line ends, a missing final newline and lines of any length are
@@ -137,6 +143,13 @@ func LoadFolder(dir string, opt LoadOptions) (*Graph, error) {
 
 	if err = readFile(path(MetaFile), false, func(r io.Reader, f string) error {
 		g.Fields, err = parseMeta(r, f, n)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+
+	if err = readFile(path(IDsFile), false, func(r io.Reader, f string) error {
+		g.DocIDs, err = parseIDs(r, f, n)
 		return err
 	}); err != nil {
 		return nil, err

@@ -22,6 +22,10 @@ type NewDocs struct {
 	// order (known + i).
 	Links   [][2]int32
 	Unknown int // words dropped because the vocabulary lacks them
+	// Labels are the new documents' label ids in the known corpus's
+	// labels (ReadUpdate of a labelled corpus); nil: unlabelled, which
+	// Extend records as -1.
+	Labels []int32
 	// UnknownLinks are the links left out because they name no document
 	// (ResolveNewDocs with dropUnknown; empty otherwise).
 	UnknownLinks []UnknownLink
@@ -338,6 +342,9 @@ func (g *Graph) Extend(nd *NewDocs) *Graph {
 		e.Labels = append(append([]int32(nil), g.Labels...), make([]int32, len(nd.Tokens))...)
 		for i := g.NumDocs(); i < len(e.Labels); i++ {
 			e.Labels[i] = -1
+			if nd.Labels != nil {
+				e.Labels[i] = nd.Labels[i-g.NumDocs()]
+			}
 		}
 	}
 	e.Fields = nil

@@ -16,8 +16,8 @@ import (
 )
 
 // WriteFolder writes g in the dataset folder format that LoadFolder reads:
-// voc.txt, contents.txt, links.txt, and labels.txt, label_names.txt and the
-// word-vector file when g has them. dir is created if needed. Each file is
+// voc.txt, contents.txt, links.txt, and labels.txt, label_names.txt,
+// meta.jsonl, ids.txt and the word-vector file when g has them. dir is created if needed. Each file is
 // written atomically (temporary file, then rename), so a reader never sees
 // a half-written file; optional files from an earlier write that g lacks are
 // removed, so the folder describes exactly g. Each link is written once,
@@ -59,6 +59,7 @@ func WriteFolder(g *Graph, dir string) error {
 		{LabelNamesFile, g.Labels != nil && g.LabelNames != nil, func(w io.Writer) error { return writeLines(w, g.LabelNames) }},
 		{EmbeddingsFile, g.WordVectors != nil, func(w io.Writer) error { return writeVectors(w, g.WordVectors, g.WordDim) }},
 		{MetaFile, len(g.Fields) > 0, func(w io.Writer) error { return WriteMeta(w, g.Fields, g.NumDocs()) }},
+		{IDsFile, g.DocIDs != nil, func(w io.Writer) error { return writeLines(w, g.DocIDs) }},
 	}
 	for _, o := range optional {
 		if o.have {
@@ -115,6 +116,21 @@ func checkWritable(g *Graph) error {
 			if err := checkLine(name); err != nil {
 				return fmt.Errorf("label name %d %q: %w", k, name, err)
 			}
+		}
+	}
+	if g.DocIDs != nil {
+		if len(g.DocIDs) != n {
+			return fmt.Errorf("%d document ids for %d documents", len(g.DocIDs), n)
+		}
+		seen := make(map[string]bool, n)
+		for i, id := range g.DocIDs {
+			if err := checkLine(id); err != nil {
+				return fmt.Errorf("id of document %d %q: %w", i, id, err)
+			}
+			if seen[id] {
+				return fmt.Errorf("id of document %d %q: a duplicate", i, id)
+			}
+			seen[id] = true
 		}
 	}
 	for _, f := range g.Fields {

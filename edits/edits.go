@@ -1,5 +1,6 @@
 // Package edits is a model's edit log: the user's curation of its topic
-// tree (a label, a merge, a move, a deletion), in the order made. It is
+// tree (a label, a merge, a move, a deletion) and the updates that added
+// documents to it (gtformer update), in the order made. It is
 // edits.json in the model folder, written atomically; model.Save and
 // model.Load carry it with the model (its SHA-256 is in config.json's
 // files), so that every output shows the user's labels, and a model made
@@ -38,6 +39,9 @@ const (
 	OpMerge  = "merge"  // IDs [A, B]: B's subtree and decoder row folded into A
 	OpMove   = "move"   // IDs [A, P]: A's subtree re-parented under P
 	OpDelete = "delete" // IDs [A]: A removed, its children and mass to its parent
+	// OpUpdate is gtformer update: no ids; Parent is the updated model's
+	// weights, Note counts what was added and how long it trained.
+	OpUpdate = "update"
 )
 
 // MaxLabel is the longest label in bytes.
@@ -122,7 +126,7 @@ func (l *Log) Labels() map[int]string {
 }
 
 // arity is each operation's number of ids.
-var arity = map[string]int{OpLabel: 1, OpMerge: 2, OpMove: 2, OpDelete: 1}
+var arity = map[string]int{OpLabel: 1, OpMerge: 2, OpMove: 2, OpDelete: 1, OpUpdate: 0}
 
 func (l *Log) validate() error {
 	if l.Format != format {

@@ -43,6 +43,7 @@ func TestLabelsReplay(t *testing.T) {
 		{Op: OpDelete, IDs: []int{6}},   // no label to drop
 		{Op: OpLabel, IDs: []int{6}, Label: "x"},
 		{Op: OpDelete, IDs: []int{6}},
+		{Op: OpUpdate, Parent: "ab12", Note: "3 new documents"}, // labels survive an update
 	} {
 		l = l.With(e)
 	}
@@ -62,6 +63,7 @@ func TestWriteReadRoundTrip(t *testing.T) {
 	}
 	l := (*Log)(nil).With(Edit{Op: OpLabel, IDs: []int{2}, Label: "two", Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)})
 	l = l.With(Edit{Op: OpMerge, IDs: []int{2, 7}, Parent: "ab12"})
+	l = l.With(Edit{Op: OpUpdate, Parent: "cd34", Note: "2 new documents"})
 	if err := Write(dir, l); err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +71,7 @@ func TestWriteReadRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Len() != 2 || got.Edits[0].Label != "two" || !got.Edits[0].Time.Equal(l.Edits[0].Time) || got.Edits[1].Parent != "ab12" {
+	if got.Len() != 3 || got.Edits[2].Op != OpUpdate || got.Edits[2].Note != "2 new documents" || got.Edits[0].Label != "two" || !got.Edits[0].Time.Equal(l.Edits[0].Time) || got.Edits[1].Parent != "ab12" {
 		t.Errorf("read back %+v, wrote %+v", got, l)
 	}
 }
@@ -81,6 +83,7 @@ func TestParseRefuses(t *testing.T) {
 		"format":        `{"format":"other","edits":[]}`,
 		"op":            `{"format":"gtformer-edits/1","edits":[{"op":"rename","ids":[1]}]}`,
 		"arity":         `{"format":"gtformer-edits/1","edits":[{"op":"merge","ids":[1]}]}`,
+		"update ids":    `{"format":"gtformer-edits/1","edits":[{"op":"update","ids":[1]}]}`,
 		"label":         `{"format":"gtformer-edits/1","edits":[{"op":"label","ids":[1],"label":""}]}`,
 		"two values":    `{"format":"gtformer-edits/1","edits":[]} {}`,
 	} {

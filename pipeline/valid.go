@@ -40,9 +40,24 @@ var ValidFiles = []string{outputs.ValidFile, outputs.TopicsTextFile}
 // and nothing reads the test documents. An
 // earlier run's other outputs in the folder are removed.
 func finishValid(sp Spec, r *Result, log io.Writer) error {
-	tr, g := r.Trainer, sp.Graph
+	rep, topics, err := WriteValid(sp.Dir, sp.Dataset, r.Trainer, sp.Planted, r.Seconds)
+	if err != nil {
+		return err
+	}
+	r.Valid, r.Topics = rep, topics
+	return removeStale(sp.Dir, ValidFiles, log)
+}
+
+// WriteValid writes into dir the ValidFiles of a trainer that has run
+// (valid.json: dataset's name, its history, the kept epoch's validation
+// scores, the topics' quality measured on the training documents outside
+// validation, and with planted, one planted leaf per document, the
+// recovery; topics.txt), reading no test document; seconds is the
+// session's training time when the history holds none.
+func WriteValid(dir, dataset string, tr *train.Trainer, planted []int32, seconds float64) (*ValidReport, []outputs.Topic, error) {
+	g := tr.G
 	emb := tr.HoldoutEmbeddings()
-	rep := ValidReport{Dataset: sp.Dataset, Seed: tr.Opt.Seed, TrainSeconds: trainSeconds(tr.History, r.Seconds), Epochs: tr.State.Epoch,
+	rep := ValidReport{Dataset: dataset, Seed: tr.Opt.Seed, TrainSeconds: trainSeconds(tr.History, seconds), Epochs: tr.State.Epoch,
 		History: tr.History, Config: tr.Model.Cfg, Options: tr.Opt}
 	rep.KeptEpoch, rep.Valid = tr.Kept()
 	if rep.Valid != nil {
@@ -54,18 +69,18 @@ func finishValid(sp Spec, r *Result, log io.Writer) error {
 		}
 	}
 	rep.Topics = evaluate.TopicQuality(tr.Model, g, tr.H, emb, tr.In.Len)
-	if len(sp.Planted) == g.NumDocs() {
-		if nmi := evaluate.Recovery(tr.Model, emb, sp.Planted, tr.H.Train); !math.IsNaN(nmi) {
+	if len(planted) == g.NumDocs() {
+		if nmi := evaluate.Recovery(tr.Model, emb, planted, tr.H.Train); !math.IsNaN(nmi) {
 			rep.Topics.RecoveryNMI = &nmi
 		}
 	}
 	notes, err := outputs.UndefinedNotes(rep)
 	if err != nil {
-		return fmt.Errorf("pipeline: %s: %w", outputs.ValidFile, err)
+		return nil, nil, fmt.Errorf("pipeline: %s: %w", outputs.ValidFile, err)
 	}
 	rep.Notes = notes
-	if err := outputs.WriteJSON(filepath.Join(sp.Dir, outputs.ValidFile), rep); err != nil {
-		return err
+	if err := outputs.WriteJSON(filepath.Join(dir, outputs.ValidFile), rep); err != nil {
+		return nil, nil, err
 	}
 	theta := make([]float32, 0, len(tr.H.Train)*emb.Topics)
 	lens := make([]int, 0, len(tr.H.Train))
@@ -74,11 +89,10 @@ func finishValid(sp Spec, r *Result, log io.Writer) error {
 		lens = append(lens, tr.In.Len[d])
 	}
 	topics := outputs.Topics(tr.Model, g, theta, lens)
-	if err := atomicfile.WriteFile(filepath.Join(sp.Dir, outputs.TopicsTextFile), func(w io.Writer) error {
+	if err := atomicfile.WriteFile(filepath.Join(dir, outputs.TopicsTextFile), func(w io.Writer) error {
 		return outputs.WriteTopicsText(w, topics, outputs.TextOptions{})
 	}); err != nil {
-		return fmt.Errorf("pipeline: %s: %w", outputs.TopicsTextFile, err)
+		return nil, nil, fmt.Errorf("pipeline: %s: %w", outputs.TopicsTextFile, err)
 	}
-	r.Valid, r.Topics = &rep, topics
-	return removeStale(sp.Dir, ValidFiles, log)
+	return &rep, topics, nil
 }

@@ -118,6 +118,18 @@ type Trainer struct {
 	// estimate (eta.go).
 	clock runClock
 
+	// GrowFrom, when set, are the documents whose word shares decide
+	// where growth adds topics (a topic's own share of their words above
+	// the tree's SAdd); pruning still reads every training document
+	// outside validation. gtformer update sets it to the new documents
+	// (SetGrowFrom), so that the tree grows where they need topics. nil:
+	// the training documents.
+	GrowFrom []int32
+
+	// continued says the model was trained before (Continue): Run
+	// keeps its topics, skipping the topic start and its refit.
+	continued bool
+
 	// beforeStep, when set (tests only: the NaN guard's test poisons a
 	// parameter through it), runs before each step's forward pass with the
 	// number the step will have (1-based, as in the guard's messages).
@@ -247,7 +259,7 @@ func (t *Trainer) schedule() optim.Schedule {
 // progress is done, after writing a checkpoint of that state (when
 // Env.Checkpoint is set).
 func (t *Trainer) Run() error {
-	if !t.sess.resumed && t.State.Epoch == 0 && t.State.Step == 0 {
+	if !t.sess.resumed && !t.continued && t.State.Epoch == 0 && t.State.Step == 0 {
 		if err := t.initTopics(); err != nil {
 			return err
 		}
@@ -261,6 +273,11 @@ func (t *Trainer) Run() error {
 			rec.Topics = t.Model.Topics.Tables().T
 			t.History = append(t.History, *rec)
 			t.logEpoch(rec)
+		}
+	}
+	if t.continued && !t.sess.resumed && t.State.Step == 0 && t.Model.Cfg.Tree.Mode == "grow" && t.GrowFrom != nil {
+		if err := t.growFirst(); err != nil {
+			return err
 		}
 	}
 	for ran := 0; t.State.Epoch < t.Opt.Epochs; {
@@ -297,7 +314,7 @@ func (t *Trainer) Run() error {
 		}
 		t.State.Epoch++
 		ran++
-		if t.Opt.placesTopics() && t.State.Epoch == t.Opt.TopicRefit && t.State.Epoch < t.Opt.Epochs {
+		if t.Opt.placesTopics() && !t.continued && t.State.Epoch == t.Opt.TopicRefit && t.State.Epoch < t.Opt.Epochs {
 			fmt.Fprintf(t.log, "epoch %d: topic start redone on the trained document embeddings\n", t.State.Epoch)
 			if err := t.initTopics(); err != nil {
 				return err

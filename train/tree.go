@@ -3,6 +3,7 @@ package train
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/gtformer/gtformer/model"
 	"github.com/gtformer/gtformer/tensor"
@@ -40,6 +41,24 @@ func (t *Trainer) growTree(emb *model.Embeddings, add bool) error {
 	if byPath {
 		uo.Path = topictree.PathShares(m.Topics.Tables(), theta, lengths)
 	}
+	if add && t.continued {
+		// Continued training's rounds only add: a topic added for a
+		// few new documents holds little of all the words and would be
+		// pruned before it has taken them; the final prune (its floor
+		// on the words) judges every topic at the end.
+		uo.Prune = 0
+	}
+	if add && t.GrowFrom != nil {
+		// Prune by every training document's words, add by GrowFrom's:
+		// Update adds by its shares and prunes by Path when given.
+		if uo.Path == nil {
+			uo.Path = slices.Clone(shares)
+			m.Topics.Tables().SubtreeSums(uo.Path)
+		}
+		if shares, _, _, err = t.sharesOf(emb, t.GrowFrom); err != nil {
+			return err
+		}
+	}
 	res, err := m.Topics.Tree.Update(shares, uo)
 	if err != nil {
 		return fmt.Errorf("train: tree update after epoch %d: %w", t.State.Epoch, err)
@@ -50,14 +69,24 @@ func (t *Trainer) growTree(emb *model.Embeddings, add bool) error {
 	if !res.Changed() {
 		return nil
 	}
-	return t.remapTopics(res)
+	if err := t.remapTopics(res); err != nil {
+		return err
+	}
+	if add && t.GrowFrom != nil {
+		t.placeNew(emb, res)
+	}
+	return nil
 }
 
 // trainShares returns the word shares s_t (dense rows) of the training
 // documents outside validation, with their θ rows (in t.vs.Train's order)
 // and lengths, from emb (indexed by document id).
 func (t *Trainer) trainShares(emb *model.Embeddings) (shares []float64, theta []float32, lengths []int, err error) {
-	docs := t.vs.Train
+	return t.sharesOf(emb, t.vs.Train)
+}
+
+// sharesOf is trainShares over the documents docs (emb must hold them).
+func (t *Trainer) sharesOf(emb *model.Embeddings, docs []int32) (shares []float64, theta []float32, lengths []int, err error) {
 	acc := topictree.NewShareAccumulator(emb.Topics)
 	lengths = make([]int, len(docs))
 	theta = make([]float32, 0, len(docs)*emb.Topics)

@@ -131,7 +131,7 @@ in bounded tiles, smaller ones exactly in float64.`)
 	rep := baselineReport{
 		LoadSeconds: time.Since(loadStart).Seconds(),
 		Data:        d.source(),
-		Split:       splitSummary(d.split, s),
+		Split:       splitSummary(d.splitName(), s),
 		K:           *k,
 		Seed:        *seed,
 		Scored:      "test",

@@ -48,7 +48,7 @@ the split sizes (training documents include the validation documents).`)
 		return err
 	}
 	s := d.makeSplit(g)
-	st := corpus.ComputeStats(g, s, d.split)
+	st := corpus.ComputeStats(g, s, d.splitName())
 	var kn *knnInfo
 	if g.LinksInduced {
 		exact, work := d.knnExact(g)

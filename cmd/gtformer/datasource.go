@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -27,8 +28,14 @@ type dataFlags struct {
 	minDF     int
 	maxDF     float64
 	maxVocab  int
+	// split is paper, random, or the path of a split file
+	// (corpus.ReadSplit); "" until options resolves it: the folder's
+	// split.txt when the corpus is a dataset folder that holds one, else
+	// paper.
 	split     string
 	splitSeed uint64
+	// roles is the split file's content, read by load (nil: no file).
+	roles []corpus.Role
 }
 
 // register adds the corpus and split flags to fs.
@@ -40,9 +47,16 @@ func (d *dataFlags) register(fs *flag.FlagSet) {
 // registerLoad adds only the flags that say where and how to read the
 // corpus, for commands that do not split it.
 func (d *dataFlags) registerLoad(fs *flag.FlagSet) {
+	d.registerLoadAs(fs, "data", "`PATH` of the corpus: a dataset folder (contents.txt, links.txt, voc.txt, ...) or a .jsonl file of raw text; empty: the built-in synthetic corpus")
+}
+
+// registerLoadAs is registerLoad with the corpus's path under the flag
+// name (gtformer update's --data is the new documents; its corpus is
+// --corpus).
+func (d *dataFlags) registerLoadAs(fs *flag.FlagSet, name, usage string) {
 	d.split = "paper" // the default when registerSplit is not called
 	tok := corpus.DefaultTokenizer()
-	fs.StringVar(&d.path, "data", "", "`PATH` of the corpus: a dataset folder (contents.txt, links.txt, voc.txt, ...) or a .jsonl file of raw text; empty: the built-in synthetic corpus")
+	fs.StringVar(&d.path, name, "", usage)
 	fs.BoolVar(&d.knnLinks, "knn-links", false, "link a corpus that has no links to its tf-idf nearest neighbours (as the paper did for COVID)")
 	fs.IntVar(&d.knnK, "knn-k", corpus.DefaultKNN, "neighbours per document for --knn-links (κ)")
 	fs.Int64Var(&d.knnBudget, "knn-budget", corpus.DefaultKNNBudget, "work bound of --knn-links, Σ df² multiply-adds; the graph is exact below it, approximate above (the most frequent words propose no neighbours)")
@@ -55,7 +69,9 @@ func (d *dataFlags) registerLoad(fs *flag.FlagSet) {
 
 // registerSplit adds the split flags.
 func (d *dataFlags) registerSplit(fs *flag.FlagSet) {
-	fs.StringVar(&d.split, "split", "paper", "document split `NAME`: paper (first 80% train, last 10% of those validation, last 20% test) or random")
+	d.split = ""
+	fs.StringVar(&d.split, "split", "", "document split `NAME`: paper (first 80% train, last 10% of those validation, last 20% test), random, "+
+		"or a split FILE (one role per document line: train, valid, test); empty: the corpus folder's split.txt if it has one, else paper")
 	fs.Uint64Var(&d.splitSeed, "split-seed", 1, "seed of --split random")
 }
 
@@ -77,8 +93,9 @@ func (d *dataFlags) options() (corpus.LoadOptions, error) {
 		return corpus.LoadOptions{}, usagef("--drop-links must be a probability in [0, 1), got %g", d.dropLinks)
 	case d.cutWords < 0:
 		return corpus.LoadOptions{}, usagef("--cut-words must not be negative, got %d", d.cutWords)
-	case d.split != "paper" && d.split != "random":
-		return corpus.LoadOptions{}, usagef("--split must be paper or random, got %q", d.split)
+	}
+	if err := d.resolveSplit(); err != nil {
+		return corpus.LoadOptions{}, err
 	}
 	return corpus.LoadOptions{
 		KNNLinks:  d.knnLinks,
@@ -94,10 +111,51 @@ func (d *dataFlags) load() (*corpus.Graph, error) {
 		return nil, err
 	}
 	g, err := loadGraph(d.path, opt)
-	if err != nil || (d.dropLinks == 0 && d.cutWords == 0) {
-		return g, err
+	if err != nil {
+		return nil, err
 	}
-	return g.Harder(d.dropLinks, d.cutWords, d.splitSeed), nil
+	if d.dropLinks != 0 || d.cutWords != 0 {
+		g = g.Harder(d.dropLinks, d.cutWords, d.splitSeed)
+	}
+	if d.splitFile() {
+		if d.roles, err = corpus.ReadSplit(d.split, g.NumDocs()); err != nil {
+			return nil, err
+		}
+	}
+	return g, nil
+}
+
+// resolveSplit sets an empty --split to the corpus folder's split file
+// when it has one, else paper, and checks a named split file exists.
+func (d *dataFlags) resolveSplit() error {
+	if d.split == "" {
+		d.split = "paper"
+		if p := filepath.Join(d.path, corpus.SplitFile); d.path != "" && isFile(p) {
+			d.split = p
+		}
+	}
+	if d.splitFile() && !isFile(d.split) {
+		return usagef("--split must be paper or random, or a split file; %s is none", d.split)
+	}
+	return nil
+}
+
+// splitFile reports whether the split is read from a file.
+func (d *dataFlags) splitFile() bool { return d.split != "paper" && d.split != "random" }
+
+// splitName names the split for tables and fingerprints: paper, random or
+// file (a file's path is not part of what it holds).
+func (d *dataFlags) splitName() string {
+	if d.splitFile() {
+		return "file"
+	}
+	return d.split
+}
+
+// isFile reports whether path names a regular file.
+func isFile(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // harderSuffix names the stress variant of the flags ("" for none), for
@@ -113,8 +171,16 @@ func (d *dataFlags) harderSuffix() string {
 	return s
 }
 
-// makeSplit splits g as the flags say.
+// makeSplit splits g as the flags say (load read a split file's roles).
 func (d *dataFlags) makeSplit(g *corpus.Graph) *corpus.Split {
+	if d.roles != nil {
+		s, err := corpus.SplitFromRoles(g, d.roles)
+		if err == nil {
+			return s
+		}
+		// load read the roles for this corpus's documents.
+		panic(fmt.Sprintf("gtformer: split file %s: %v", d.split, err))
+	}
 	if d.split == "random" {
 		return corpus.RandomSplit(g, d.splitSeed)
 	}
@@ -133,7 +199,7 @@ func (d *dataFlags) knnExact(g *corpus.Graph) (exact bool, work int64) {
 // limits for a JSON Lines file; the induced links' flags; the stress
 // variants'), by flag name.
 func (d *dataFlags) fingerprint(g *corpus.Graph, s *corpus.Split) *corpus.Fingerprint {
-	set := map[string]string{"split": d.split}
+	set := map[string]string{"split": d.splitName()}
 	if d.split == "random" || d.dropLinks > 0 {
 		set["split-seed"] = strconv.FormatUint(d.splitSeed, 10)
 	}
