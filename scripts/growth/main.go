@@ -42,6 +42,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gtformer/gtformer/corpus"
 	"github.com/gtformer/gtformer/corpus/synth"
@@ -94,13 +95,15 @@ func run(args []string, stdout, stderr io.Writer) error {
 	base := filepath.Join(c.work, "base")
 	trainArgs := append([]string{"train", "--data", base, "--out", prev, "--valid-only", "--quiet", "--seed", seed}, builtinFlags(c)...)
 	trainArgs = append(trainArgs, strings.Fields(c.trainFlags)...)
-	if err := gtformer(c.bin, trainArgs, stderr); err != nil {
+	wall, err := gtformer(c.bin, trainArgs, stderr)
+	if err != nil {
 		return err
 	}
 	r, err := readValid("base", prev)
 	if err != nil {
 		return err
 	}
+	r.Wall = wall
 	rows = append(rows, r)
 	for i, p := range parts {
 		out := filepath.Join(c.work, fmt.Sprintf("m%d", i+1))
@@ -108,12 +111,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if i == 0 {
 			a = append(a, "--corpus", base)
 		}
-		if err := gtformer(c.bin, append(a, strings.Fields(c.updateFlags)...), stderr); err != nil {
+		wall, err := gtformer(c.bin, append(a, strings.Fields(c.updateFlags)...), stderr)
+		if err != nil {
 			return err
 		}
 		if r, err = readValid(fmt.Sprintf("update %d", i+1), out); err != nil {
 			return err
 		}
+		r.Wall = wall
 		rows = append(rows, r)
 		prev = out
 	}
@@ -123,17 +128,19 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if c.data != "" {
 			a = append(a, "--data", c.data)
 		}
-		if err := gtformer(c.bin, append(a, strings.Fields(c.trainFlags)...), stderr); err != nil {
+		wall, err := gtformer(c.bin, append(a, strings.Fields(c.trainFlags)...), stderr)
+		if err != nil {
 			return err
 		}
 		if r, err = readValid("from scratch", out); err != nil {
 			return err
 		}
+		r.Wall = wall
 		rows = append(rows, r)
 	}
-	fmt.Fprintf(stdout, "%-14s %8s %8s %8s %8s %8s %9s %8s\n", "run", "kNN-F1", "AUC", "log-ppl", "NPMI", "div", "topics", "seconds")
+	fmt.Fprintf(stdout, "%-14s %8s %8s %8s %8s %8s %9s %8s %8s\n", "run", "kNN-F1", "AUC", "log-ppl", "NPMI", "div", "topics", "seconds", "wall")
 	for _, r := range rows {
-		fmt.Fprintf(stdout, "%-14s %8s %8s %8s %8.3f %8.3f %9d %8.1f\n", r.Run, f(r.KNN), f(r.AUC), f(r.LogPPL), r.NPMI, r.Diversity, r.Topics, r.Seconds)
+		fmt.Fprintf(stdout, "%-14s %8s %8s %8s %8.3f %8.3f %9d %8.1f %8.1f\n", r.Run, f(r.KNN), f(r.AUC), f(r.LogPPL), r.NPMI, r.Diversity, r.Topics, r.Seconds, r.Wall)
 	}
 	b, err := json.MarshalIndent(rows, "", "  ")
 	if err != nil {
@@ -268,14 +275,17 @@ func builtinFlags(c config) []string {
 }
 
 // gtformer runs the binary with args, its output on stderr.
-func gtformer(bin string, args []string, stderr io.Writer) error {
+// gtformer runs the binary and returns its wall time in seconds (loading,
+// features, training, scoring: what the user waits for).
+func gtformer(bin string, args []string, stderr io.Writer) (float64, error) {
 	fmt.Fprintf(stderr, "$ gtformer %s\n", strings.Join(args, " "))
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = stderr, stderr
+	began := time.Now()
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("gtformer %s: %w", args[0], err)
+		return 0, fmt.Errorf("gtformer %s: %w", args[0], err)
 	}
-	return nil
+	return time.Since(began).Seconds(), nil
 }
 
 // row is one run's validation figures (valid.json).
@@ -288,6 +298,7 @@ type row struct {
 	Diversity float64  `json:"diversity"`
 	Topics    int      `json:"topics"`
 	Seconds   float64  `json:"train_seconds"`
+	Wall      float64  `json:"wall_seconds"` // the whole command's
 }
 
 func readValid(name, dir string) (row, error) {
