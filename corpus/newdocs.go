@@ -50,8 +50,16 @@ func ReadNewDocs(path string, g *Graph) (*NewDocs, error) {
 }
 
 func readNewDocs(name string, r io.Reader, g *Graph) (*NewDocs, error) {
+	nd, _, _, err := readNewDocLines(name, r, g, false)
+	return nd, err
+}
+
+// readNewDocLines reads JSON Lines of new documents against g (as
+// ReadNewDocs) and returns, per document, the line it was read from and,
+// withLabels, its "label" as a string ("" for none); without, a label is
+// not read at all.
+func readNewDocLines(name string, r io.Reader, g *Graph, withLabels bool) (nd *NewDocs, labels []string, lines []int, err error) {
 	var docs []NewDoc
-	var lines []int // lines[i] is the line of docs[i]
 	lr := newLineReader(r)
 	for {
 		line, err := lr.next()
@@ -59,27 +67,43 @@ func readNewDocs(name string, r io.Reader, g *Graph) (*NewDocs, error) {
 			break
 		}
 		if err != nil {
-			return nil, &ParseError{File: name, Line: lr.line + 1, Err: err}
+			return nil, nil, nil, &ParseError{File: name, Line: lr.line + 1, Err: err}
 		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
 		id, text, links, err := ParseNewDocLine(line)
 		if err != nil {
-			return nil, parseErrorf(name, lr.line, "%v", err)
+			return nil, nil, nil, parseErrorf(name, lr.line, "%v", err)
+		}
+		if withLabels {
+			var rec struct {
+				Label json.RawMessage `json:"label"`
+			}
+			_ = json.Unmarshal(line, &rec) // ParseNewDocLine read the line
+			label := ""
+			if len(rec.Label) > 0 && string(rec.Label) != "null" {
+				if label, err = idString(rec.Label); err != nil {
+					return nil, nil, nil, parseErrorf(name, lr.line, "label: %v", err)
+				}
+			}
+			labels = append(labels, label)
 		}
 		docs = append(docs, NewDoc{ID: id, Text: text, Links: links})
 		lines = append(lines, lr.line)
 	}
 	if len(docs) == 0 {
-		return nil, parseErrorf(name, 0, "no documents")
+		return nil, nil, nil, parseErrorf(name, 0, "no documents")
 	}
-	nd, err := g.ResolveNewDocs(docs, false)
+	nd, err = g.ResolveNewDocs(docs, false)
 	var de *NewDocError
 	if errors.As(err, &de) {
-		return nil, parseErrorf(name, lines[de.Doc], "%v", de.Err)
+		return nil, nil, nil, parseErrorf(name, lines[de.Doc], "%v", de.Err)
 	}
-	return nd, err
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return nd, labels, lines, nil
 }
 
 // NewDoc is one new document as a reader gives it: its id, raw text and

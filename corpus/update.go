@@ -1,7 +1,6 @@
 package corpus
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -50,47 +49,7 @@ func ReadUpdate(path string, g *Graph) (*NewDocs, error) {
 }
 
 func readUpdateJSONL(name string, r io.Reader, g *Graph) (*NewDocs, error) {
-	var docs []NewDoc
-	var labels []string
-	var lines []int
-	lr := newLineReader(r)
-	for {
-		line, err := lr.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, &ParseError{File: name, Line: lr.line + 1, Err: err}
-		}
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		id, text, links, err := ParseNewDocLine(line)
-		if err != nil {
-			return nil, parseErrorf(name, lr.line, "%v", err)
-		}
-		var rec struct {
-			Label json.RawMessage `json:"label"`
-		}
-		_ = json.Unmarshal(line, &rec) // ParseNewDocLine read the line
-		label := ""
-		if len(rec.Label) > 0 && string(rec.Label) != "null" {
-			if label, err = idString(rec.Label); err != nil {
-				return nil, parseErrorf(name, lr.line, "label: %v", err)
-			}
-		}
-		docs = append(docs, NewDoc{ID: id, Text: text, Links: links})
-		labels = append(labels, label)
-		lines = append(lines, lr.line)
-	}
-	if len(docs) == 0 {
-		return nil, parseErrorf(name, 0, "no documents")
-	}
-	nd, err := g.ResolveNewDocs(docs, false)
-	var de *NewDocError
-	if errors.As(err, &de) {
-		return nil, parseErrorf(name, lines[de.Doc], "%v", de.Err)
-	}
+	nd, labels, lines, err := readNewDocLines(name, r, g, true)
 	if err != nil {
 		return nil, err
 	}
