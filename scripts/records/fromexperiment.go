@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -59,19 +58,6 @@ func writeFromExperiment(w io.Writer, dir string) error {
 func experimentRows(ds string) ([][]string, error) {
 	name := filepath.Base(ds)
 	var rows [][]string
-	num := func(x *float64, scale float64) string {
-		if x == nil {
-			return ""
-		}
-		return strconv.FormatFloat(*x*scale, 'g', -1, 64)
-	}
-	row := func(cells map[string]string) []string {
-		r := make([]string, len(recordHeader))
-		for i, c := range recordHeader {
-			r[i] = cells[c]
-		}
-		return r
-	}
 	runs, err := filepath.Glob(filepath.Join(ds, "*", "seed*", "metrics.json"))
 	if err != nil {
 		return nil, err
@@ -97,7 +83,7 @@ func experimentRows(ds string) ([][]string, error) {
 			"pcc": num(tp.PCC, 100), "pcd": num(tp.PCD, 1), "sd": num(tp.SD, 1), "pncd": num(tp.PnCD, 1),
 			"recovery_nmi": num(tp.RecoveryNMI, 1), "topics": strconv.Itoa(tp.Count), "depth": strconv.Itoa(tp.Depth),
 			"train_seconds": num(&m.TrainSeconds, 1), "docs_per_sec": num(&m.DocsPerSec, 1),
-			"level_share": joinFloats(tp.LevelShare), "specialization": joinFloats(tp.Specialization)}
+			"level_share": list(tp.LevelShare, 1), "specialization": list(tp.Specialization, 1)}
 		if m.Valid != nil {
 			c["valid_knn_micro_f1"], c["valid_link_auc"] = num(m.Valid.KNNMicroF1, 1), num(m.Valid.LinkAUC, 1)
 		}
@@ -108,7 +94,7 @@ func experimentRows(ds string) ([][]string, error) {
 		if n := len(tp.Specialization); n > 0 {
 			c["specialization_root"], c["specialization_deepest"] = num(&tp.Specialization[0], 1), num(&tp.Specialization[n-1], 1)
 		}
-		rows = append(rows, row(c))
+		rows = append(rows, rowOf(recordHeader, c))
 	}
 	ldas, err := filepath.Glob(filepath.Join(ds, "lda", "seed*.json"))
 	if err != nil {
@@ -131,7 +117,7 @@ func experimentRows(ds string) ([][]string, error) {
 		if err := readJSON(p, &l); err != nil {
 			return nil, err
 		}
-		rows = append(rows, row(map[string]string{"dataset": name, "model": "lda", "variant": fmt.Sprintf("T=%d", l.Topics),
+		rows = append(rows, rowOf(recordHeader, map[string]string{"dataset": name, "model": "lda", "variant": fmt.Sprintf("T=%d", l.Topics),
 			"seed": strconv.FormatUint(l.Seed, 10), "knn_micro_f1": num(l.MicroF1, 1), "knn_macro_f1": num(l.MacroF1, 1),
 			"link_auc": num(l.LinkAUC, 1), "log_perplexity": num(l.LogPerplexity, 1),
 			"log_perplexity_completion": num(l.LogPerplexityCompletion, 1), "npmi": num(l.NPMI, 100),
@@ -150,7 +136,7 @@ func experimentRows(ds string) ([][]string, error) {
 		return nil, err
 	}
 	for _, x := range b.Baselines {
-		rows = append(rows, row(map[string]string{"dataset": name, "model": "baseline", "variant": x.Method,
+		rows = append(rows, rowOf(recordHeader, map[string]string{"dataset": name, "model": "baseline", "variant": x.Method,
 			"knn_micro_f1": num(x.MicroF1, 1), "knn_macro_f1": num(x.MacroF1, 1), "link_auc": num(x.LinkAUC, 1),
 			"train_seconds": num(x.Seconds, 1)}))
 	}
@@ -169,23 +155,4 @@ func runKey(p string) string {
 	}
 	n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(base, "seed"), ".json"))
 	return fmt.Sprintf("%s/%06d", p, n)
-}
-
-func readJSON(path string, v any) error {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
-}
-
-func joinFloats(xs []float64) string {
-	s := make([]string, len(xs))
-	for i, x := range xs {
-		s[i] = strconv.FormatFloat(x, 'g', -1, 64)
-	}
-	return strings.Join(s, "/")
 }

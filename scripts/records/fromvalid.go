@@ -43,30 +43,13 @@ func writeFromValid(w io.Writer, build string, dirs []string) error {
 }
 
 func validRow(dir, build string) ([]string, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "valid.json"))
-	if err != nil {
-		return nil, err
-	}
 	var v pipeline.ValidReport
-	if err := json.Unmarshal(b, &v); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "valid.json"), err)
+	if err := readJSON(filepath.Join(dir, "valid.json"), &v); err != nil {
+		return nil, err
 	}
 	command := ""
 	if c, err := os.ReadFile(filepath.Join(dir, "command.txt")); err == nil {
 		command, _, _ = strings.Cut(strings.TrimSpace(string(c)), "\n")
-	}
-	num := func(x *float64, scale float64) string {
-		if x == nil {
-			return ""
-		}
-		return strconv.FormatFloat(*x*scale, 'g', -1, 64)
-	}
-	list := func(xs []float64, scale float64) string {
-		s := make([]string, len(xs))
-		for i, x := range xs {
-			s[i] = strconv.FormatFloat(x*scale, 'g', -1, 64)
-		}
-		return strings.Join(s, "/")
 	}
 	cells := map[string]string{
 		"run": filepath.Base(filepath.Clean(dir)), "dataset": v.Dataset, "seed": strconv.FormatUint(v.Seed, 10),
@@ -93,9 +76,44 @@ func validRow(dir, build string) ([]string, error) {
 		cells["kept_link_auc"], cells["kept_log_perplexity"] = num(k.LinkAUC, 1), num(k.LogPerplexity, 1)
 		cells["kept_log_perplexity_completion"] = num(k.LogPerplexityCompletion, 1)
 	}
-	row := make([]string, len(validationHeader))
-	for i, c := range validationHeader {
+	return rowOf(validationHeader, cells), nil
+}
+
+// num formats a figure for a CSV cell, scaled (100: a fraction as
+// percent); "" for an absent one.
+func num(x *float64, scale float64) string {
+	if x == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*x*scale, 'g', -1, 64)
+}
+
+// list formats per-level figures, scaled, separated by "/".
+func list(xs []float64, scale float64) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.FormatFloat(x*scale, 'g', -1, 64)
+	}
+	return strings.Join(s, "/")
+}
+
+// rowOf lays cells out in header's order ("" for a column not given).
+func rowOf(header []string, cells map[string]string) []string {
+	row := make([]string, len(header))
+	for i, c := range header {
 		row[i] = cells[c]
 	}
-	return row, nil
+	return row
+}
+
+// readJSON decodes the JSON file path into v; a decoding error names it.
+func readJSON(path string, v any) error {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }
