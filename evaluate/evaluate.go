@@ -191,7 +191,8 @@ func Completion(m *model.Model, g *corpus.Graph, s *corpus.Split, opt Options) f
 	observed, heldOut := metrics.CompletionSplit(metrics.Subset(g, s.Test), CompletionSeed)
 	half := g.WithDocs(s.Test, observed)
 	emb := m.Embed(m.Inputs(half, s.TrainNeighbors32), s.Test, s.TrainNeighbors32, opt.MaxNbrs, opt.EmbedBatch)
-	return metrics.PerplexityExponentMix(m.FoldIn(emb.Theta, observed), m.Beta(), emb.Topics, heldOut, m.Topics.WordMix().Func())
+	beta := m.Beta()
+	return metrics.PerplexityExponentMix(m.FoldIn(emb.Theta, beta, observed), beta, emb.Topics, heldOut, m.Topics.WordMix().Func())
 }
 
 func ptr(v float64) *float64 {
@@ -307,8 +308,9 @@ func ScoreQueries(m *model.Model, g *corpus.Graph, s *corpus.Split, emb *model.E
 	}
 	if len(s.Test) > 0 {
 		docs := metrics.Subset(g, s.Test)
-		theta := m.FoldIn(rows(emb.Theta, emb.Topics, s.Test), docs)
-		t.LogPerplexity = ptr(metrics.PerplexityExponentMix(theta, m.Beta(), emb.Topics, docs, m.Topics.WordMix().Func()))
+		beta := m.Beta()
+		theta := m.FoldIn(rows(emb.Theta, emb.Topics, s.Test), beta, docs)
+		t.LogPerplexity = ptr(metrics.PerplexityExponentMix(theta, beta, emb.Topics, docs, m.Topics.WordMix().Func()))
 	}
 	return t
 }

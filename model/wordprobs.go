@@ -103,15 +103,15 @@ func (t *Topics) WordMix() WordMix {
 const maxFoldIn = 1000
 
 // FoldIn returns θ (N,T) of the documents docs (one row each) refined by
-// m.Cfg.FoldIn rounds of EM against the fixed topics and background
-// mixture (metrics.FoldIn); theta is not modified. With Cfg.FoldIn 0 it is
-// theta itself.
-func (m *Model) FoldIn(theta []float32, docs metrics.Docs) []float32 {
+// m.Cfg.FoldIn rounds of EM against the topics beta (T,V: m.Beta(), which
+// the caller scores with too) and the background mixture
+// (metrics.FoldIn); theta is not modified. With Cfg.FoldIn 0 it is theta
+// itself.
+func (m *Model) FoldIn(theta, beta []float32, docs metrics.Docs) []float32 {
 	if m.Cfg.FoldIn == 0 {
 		return theta
 	}
-	T := m.Topics.Tables().T
-	return metrics.FoldIn(theta, m.Beta(), T, docs, m.Topics.WordMix().Func(), m.Cfg.FoldIn)
+	return metrics.FoldIn(theta, beta, m.Topics.Tables().T, docs, m.Topics.WordMix().Func(), m.Cfg.FoldIn)
 }
 
 // WordProbs returns the documents' word distributions p (B,V) from their
