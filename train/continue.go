@@ -3,7 +3,6 @@ package train
 import (
 	"fmt"
 	"path/filepath"
-	"slices"
 
 	"github.com/gtformer/gtformer/corpus"
 	"github.com/gtformer/gtformer/model"
@@ -38,9 +37,7 @@ func Continue(m *model.Model, g *corpus.Graph, s *corpus.Split, opt Options, env
 	if err != nil {
 		return nil, err
 	}
-	t.Start = m.Cfg
-	t.Start.SkipGate = clonePtr(m.Cfg.SkipGate)
-	t.Start.Tree.BackgroundLevels = slices.Clone(m.Cfg.Tree.BackgroundLevels)
+	t.Start = startOf(m.Cfg)
 	t.continued = true
 	return t, nil
 }

@@ -150,10 +150,17 @@ func New(m *model.Model, g *corpus.Graph, s *corpus.Split, opt Options, env Env)
 	if err != nil {
 		return nil, err
 	}
-	t.Start = m.Cfg
-	t.Start.SkipGate = clonePtr(m.Cfg.SkipGate)
-	t.Start.Tree.BackgroundLevels = slices.Clone(m.Cfg.Tree.BackgroundLevels)
+	t.Start = startOf(m.Cfg)
 	return t, nil
+}
+
+// startOf is a copy of c that shares nothing with it, for Trainer.Start:
+// the configuration a run started from, which later changes to the
+// model's must not reach.
+func startOf(c model.Config) model.Config {
+	c.SkipGate = clonePtr(c.SkipGate)
+	c.Tree.BackgroundLevels = slices.Clone(c.Tree.BackgroundLevels)
+	return c
 }
 
 func clonePtr[T any](p *T) *T {
