@@ -17,10 +17,9 @@ import (
 // gtformer wrote it is not replaced: then nothing is written.
 func SaveEdits(dir string, l *edits.Log) error {
 	names := []string{edits.File, model.ConfigFile}
-	for _, name := range []string{outputs.TopicsFile, outputs.TopicsTextFile} {
-		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
-			names = append(names, name)
-		}
+	if _, err := os.Stat(filepath.Join(dir, outputs.TopicsFile)); err == nil {
+		// RewriteTopics writes both from topics.json.
+		names = append(names, outputs.TopicsFile, outputs.TopicsTextFile)
 	}
 	for _, name := range names {
 		if err := Replaceable(dir, name); err != nil {
