@@ -77,7 +77,7 @@ type Topics struct {
 	SD   *float64 `json:"sd,omitempty"`
 	PnCD *float64 `json:"pncd,omitempty"`
 	// RecoveryNMI is set for a corpus with a planted tree (the built-in
-	// one): NMI between the planted leaves and the learned paths of the
+	// one, or a folder data synth wrote): NMI between the planted leaves and the learned paths of the
 	// training documents (Recovery); nil otherwise.
 	RecoveryNMI *float64 `json:"recovery_nmi,omitempty"`
 }
@@ -97,8 +97,9 @@ type Options struct {
 	// Phases, when set, receives the time of the final embedding and of
 	// the scoring ("final embedding", "evaluation").
 	Phases *phases.Record
-	// Planted, for a corpus with a planted tree (the built-in one:
-	// synth.Truth.Leaf), is each document's planted leaf; Run then sets
+	// Planted, for a corpus with a planted tree (the built-in one, or a
+	// folder data synth wrote: synth.Truth.Leaf), is each document's
+	// planted leaf; Run then sets
 	// Topics.RecoveryNMI. Ignored unless it has one entry per document.
 	Planted []int32
 	// Queries caps the test documents that kNN and link AUC score as

@@ -48,7 +48,8 @@ import (
 type Dataset struct {
 	Name string // folder name under OUT/runs and the name in the tables
 	Load func() (*corpus.Graph, *corpus.Split, error)
-	// Planted, for a corpus with a planted tree (the built-in one), is each
+	// Planted, for a corpus with a planted tree (the built-in one, or a
+	// folder data synth wrote), is each
 	// document's planted leaf: every run's metrics then carry the
 	// recovery NMI (evaluate.Options.Planted).
 	Planted []int32

@@ -45,6 +45,7 @@ func runDataSynth(args []string, stdout, stderr io.Writer) error {
 	length := fs.Int("length", def.MeanLength, "mean document length in tokens")
 	seed := fs.Uint64("seed", def.Seed, "random seed: the same seed gives the same corpus")
 	years := fs.String("years", "", "`FROM-TO`: also write a \"year\" field (meta.jsonl) with a planted drift: one branch's documents grow in number over the years")
+	labels := fs.String("labels", "field", "`KIND` of document label: field (the level-1 topic above the document's leaf) or leaf (its planted leaf)")
 	truth := fs.Bool("truth", true, "also write the planted tree ("+truthJSON+") and each document's leaf and level mixture ("+truthLeafNpy+", "+truthMixNpy+")")
 	describe(fs, stderr, "--out DIR [flags]", `
 Generates a document graph with a planted topic tree and writes it in the
@@ -52,7 +53,7 @@ dataset folder format (contents.txt, links.txt, voc.txt, labels.txt,
 label_names.txt). With the default flags this is the built-in corpus that
 commands use when no --data is given: 1,500 documents over 600 readable
 English words, a tree of 13 topics (root, 3 fields, 9 sub-fields), 3,000
-links, labels = the field. Documents mix the topics on one root-to-leaf
+links, labels = the field (--labels leaf: the planted leaf). Documents mix the topics on one root-to-leaf
 path; links fall mostly inside a leaf or field, with heavy-tailed degrees.
 Large corpora for scale tests: --docs 500000 --links 1000000. --years
 2000-2020 gives every document a year (meta.jsonl): the first branch's
@@ -75,6 +76,9 @@ are flat, so that its share rises (gtformer topics facets --field year).`)
 	if err := cfg.Validate(); err != nil {
 		return usagef("%v", err)
 	}
+	if *labels != "field" && *labels != "leaf" {
+		return usagef("--labels %q: want field or leaf", *labels)
+	}
 	from, to, err := parseYears(*years)
 	if err != nil {
 		return err
@@ -87,6 +91,9 @@ are flat, so that its share rises (gtformer topics facets --field year).`)
 	g, tr, err := synth.Generate(cfg)
 	if err != nil {
 		return err
+	}
+	if *labels == "leaf" {
+		tr.LabelByLeaf(g)
 	}
 	var drift *truthDrift
 	if *years != "" {
@@ -102,7 +109,7 @@ are flat, so that its share rises (gtformer topics facets --field year).`)
 		return err
 	}
 	if *truth {
-		if err := writeTruth(*out, cfg, g, tr, drift); err != nil {
+		if err := writeTruth(*out, cfg, g, tr, drift, *labels); err != nil {
 			return err
 		}
 	}
@@ -158,11 +165,15 @@ type truthTopic struct {
 }
 
 // writeTruth writes truth.json and the per-document arrays.
-func writeTruth(dir string, cfg synth.Config, g *corpus.Graph, tr *synth.Truth, drift *truthDrift) error {
+func writeTruth(dir string, cfg synth.Config, g *corpus.Graph, tr *synth.Truth, drift *truthDrift, labels string) error {
+	note := "labels.txt holds each document's level-1 topic, numbered 0..branching-1 (topic id - 1)"
+	if labels == "leaf" {
+		note = "labels.txt holds each document's planted leaf, numbered 0..leaves-1 in topic id order"
+	}
 	tf := truthFile{Config: cfg, Leak: synth.Leak, Zipf: synth.ZipfExponent, Drift: drift,
 		DocLeaf:   truthLeafNpy + ": int32 (docs,), each document's planted leaf topic id",
 		DocMix:    truthMixNpy + ": float32 (docs, depth), each document's level mixture, root first",
-		LabelNote: "labels.txt holds each document's level-1 topic, numbered 0..branching-1 (topic id - 1)"}
+		LabelNote: note}
 	for k := range tr.NumTopics() {
 		top := []string{}
 		for _, w := range tr.Words[k][:min(10, len(tr.Words[k]))] {

@@ -69,7 +69,11 @@ metrics.json).`)
 	if *k > len(s.Train) {
 		return usagef("--k %d: the kNN classifier is fitted on the %d training documents, so k can be at most %d", *k, len(s.Train), len(s.Train))
 	}
-	res := evaluate.Run(m, g, s, m.Inputs(g, s.TrainNeighbors32), evaluate.Options{K: *k, Planted: d.planted(), Queries: nq, Seed: seed})
+	planted, err := d.planted(g.NumDocs())
+	if err != nil {
+		return err
+	}
+	res := evaluate.Run(m, g, s, m.Inputs(g, s.TrainNeighbors32), evaluate.Options{K: *k, Planted: planted, Queries: nq, Seed: seed})
 	met := outputs.Metrics{Dataset: datasetName(g.Name, d.path), Seed: seed, Supervised: m.Cfg.Supervised, BLAS: tensor.BLASName(), Test: res.Test, Topics: res.Topics}
 	if *out == "" {
 		*out = *dir

@@ -133,9 +133,16 @@ difference's sign holds.`)
 		allBuiltin = allBuiltin && path == ""
 		dd := d
 		dd.path = path
-		datasets = append(datasets, experiment.Dataset{Name: dsName, Planted: dd.planted(), Load: func() (*corpus.Graph, *corpus.Split, error) {
+		planted, err := dd.readPlanted()
+		if err != nil {
+			return err
+		}
+		datasets = append(datasets, experiment.Dataset{Name: dsName, Planted: planted, Load: func() (*corpus.Graph, *corpus.Split, error) {
 			g, err := dd.load()
 			if err != nil {
+				return nil, nil, err
+			}
+			if _, err := dd.planted(g.NumDocs()); err != nil {
 				return nil, nil, err
 			}
 			return g, dd.makeSplit(g), nil

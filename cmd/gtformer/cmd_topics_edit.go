@@ -257,7 +257,11 @@ holding every earlier edit, this one and the SHA-256 of DIR's weights.`
 			return err
 		}
 	}
-	res := evaluate.Run(m, g, s, in, evaluate.Options{Planted: d.planted(), Seed: seed})
+	planted, err := d.planted(g.NumDocs())
+	if err != nil {
+		return err
+	}
+	res := evaluate.Run(m, g, s, in, evaluate.Options{Planted: planted, Seed: seed})
 	met := outputs.Metrics{Dataset: datasetName(g.Name, d.path), Seed: seed, Supervised: m.Cfg.Supervised, BLAS: tensor.BLASName(),
 		Notes: []string{fmt.Sprintf("edited from the model with weights SHA-256 %s (gtformer topics %s); the metrics are measured again", parent, e.name)}}
 	var tree bytes.Buffer

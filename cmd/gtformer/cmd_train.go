@@ -142,12 +142,16 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if mf.glove && g.WordVectors == nil && !*resume && visited(fs, "glove") {
 		return usagef("--glove: %s has no word vectors", d.source())
 	}
+	planted, err := d.planted(g.NumDocs())
+	if err != nil {
+		return err
+	}
 	env := train.Env{Phases: ph, Log: stderr, Progress: stderr, Corpus: fp}
 	if *quiet {
 		env.Log, env.Progress = io.Discard, nil
 	}
 	sp := pipeline.Spec{
-		Dir: *out, Dataset: datasetName(g.Name, d.path), Source: d.source(), Graph: g, Split: s, Planted: d.planted(),
+		Dir: *out, Dataset: datasetName(g.Name, d.path), Source: d.source(), Graph: g, Split: s, Planted: planted,
 		Config: mf.cfg, Options: mf.opt, Glove: mf.glove, Env: env, Queries: nq, ValidOnly: *validOnly, Map: true,
 		CheckResume: func(tr *train.Trainer) error { return checkResumeFlags(fs, tr, env.Log) },
 	}

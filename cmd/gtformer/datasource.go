@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/gtformer/gtformer/corpus"
 	"github.com/gtformer/gtformer/corpus/synth"
+	"github.com/gtformer/gtformer/npy"
 )
 
 // dataFlags are the flags of every command that reads a corpus (data stats,
@@ -248,18 +250,51 @@ func loadGraph(path string, opt corpus.LoadOptions) (*corpus.Graph, error) {
 	return g, nil
 }
 
-// planted returns each document's planted leaf when the corpus is the
-// built-in one (its generator knows the tree it planted), for
-// evaluate.Options.Planted; nil for a corpus given by --data.
-func (d *dataFlags) planted() []int32 {
-	if d.path != "" {
-		return nil
+// planted returns each document's planted leaf, for evaluate.Options.Planted:
+// the built-in corpus's (its generator knows the tree it planted), or a
+// dataset folder's truth_doc_leaf.npy (data synth writes it); nil for a
+// corpus without one. n is the corpus's number of documents: a file of
+// another length, or a negative leaf, is an error naming the file.
+func (d *dataFlags) planted(n int) ([]int32, error) {
+	leaf, err := d.readPlanted()
+	if err != nil || leaf == nil {
+		return nil, err
 	}
-	_, truth, err := synth.Generate(synth.Default())
+	if len(leaf) != n {
+		return nil, fmt.Errorf("planted tree: %s holds %d leaves for %d documents: want one per document of the corpus (remove it, or write the folder again with gtformer data synth)", filepath.Join(d.path, truthLeafNpy), len(leaf), n)
+	}
+	return leaf, nil
+}
+
+// readPlanted is planted without the check against the corpus's size.
+func (d *dataFlags) readPlanted() ([]int32, error) {
+	if d.path == "" {
+		_, truth, err := synth.Generate(synth.Default())
+		if err != nil {
+			return nil, nil // builtinCorpus, which loaded the corpus, reported it
+		}
+		return truth.Leaf, nil
+	}
+	path := filepath.Join(d.path, truthLeafNpy)
+	if st, err := os.Stat(d.path); err != nil || !st.IsDir() {
+		return nil, nil // a JSON Lines file: no planted tree
+	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	leaf, shape, err := npy.ReadAs[int32](path)
 	if err != nil {
-		return nil // builtinCorpus, which loaded the corpus, reported it
+		return nil, fmt.Errorf("planted tree: %w", err)
 	}
-	return truth.Leaf
+	if len(shape) != 1 {
+		return nil, fmt.Errorf("planted tree: %s has shape %v, want (documents,): one leaf per document", path, shape)
+	}
+	for i, k := range leaf {
+		if k < 0 {
+			return nil, fmt.Errorf("planted tree: %s: document %d (line %d of contents.txt) has leaf %d, want a topic id ≥ 0", path, i, i+1, k)
+		}
+	}
+	return leaf, nil
 }
 
 // builtinCorpus is the corpus used when no --data is given: the synthetic

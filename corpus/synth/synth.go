@@ -55,6 +55,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/gtformer/gtformer/corpus"
 )
@@ -259,4 +260,24 @@ func Generate(cfg Config) (*corpus.Graph, *Truth, error) {
 		g.LabelNames[b] = tr.truth.Names[b+1]
 	}
 	return g, tr.truth, nil
+}
+
+// LabelByLeaf relabels g, drawn with truth t, by each document's planted
+// leaf instead of its level-1 branch: labels 0..leaves-1 in topic order,
+// named after the leaves ("science/astronomy"). Leaf labels make kNN and
+// classification measure the specific topics, which field labels (three
+// classes on the default tree) cannot tell apart.
+func (t *Truth) LabelByLeaf(g *corpus.Graph) {
+	first := int32(len(t.Parent))
+	for k := range t.Parent {
+		if int(t.Level[k]) == t.Depth-1 {
+			first = int32(k)
+			break
+		}
+	}
+	g.LabelNames = slices.Clone(t.Names[first:])
+	g.Labels = make([]int32, len(t.Leaf))
+	for i, leaf := range t.Leaf {
+		g.Labels[i] = leaf - first
+	}
 }
