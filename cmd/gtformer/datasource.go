@@ -1,8 +1,8 @@
 package main
 
 import (
-	"flag"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
