@@ -123,6 +123,7 @@ func (e *SettingsError) Unwrap() error { return e.Err }
 // returns that error with its checkpoint written and no outputs.
 func Run(sp Spec) (*Result, error) {
 	env := sp.Env
+	env.Planted = sp.Planted
 	if env.Checkpoint == "" {
 		env.Checkpoint = filepath.Join(sp.Dir, "checkpoint")
 	}

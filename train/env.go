@@ -2,6 +2,7 @@ package train
 
 import (
 	"io"
+	"time"
 
 	"github.com/gtformer/gtformer/corpus"
 	"github.com/gtformer/gtformer/internal/phases"
@@ -33,6 +34,15 @@ type Env struct {
 	// split without settings. Resume refuses a checkpoint that recorded
 	// another.
 	Corpus *corpus.Fingerprint
+
+	// Began is when the run began (reading the corpus included), from
+	// which Options.Budget counts; zero: when the trainer was set up.
+	Began time.Time
+
+	// Planted is each document's planted leaf for a corpus with a
+	// planted tree (evaluate.Options.Planted): every validation then
+	// records the recovery NMI. nil: none.
+	Planted []int32
 }
 
 // log is Log, or io.Discard when it is nil.

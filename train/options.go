@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/gtformer/gtformer/model"
 )
@@ -115,6 +116,16 @@ type Options struct {
 	// neighbour cache refresh then re-encodes only the documents the
 	// epoch's batches read. 0: one pass over the training links per epoch.
 	StepsPerEpoch int `json:"steps_per_epoch,omitempty"`
+	// StepsRoot, when positive and StepsPerEpoch is 0, caps an epoch at
+	// ⌈StepsRoot·T^(1/3)⌉ steps for T training links (drawn then as
+	// StepsPerEpoch draws them): a training budget that grows with the
+	// cube root of the graph instead of with the graph. 0: one pass.
+	StepsRoot float64 `json:"steps_root,omitempty"`
+	// Budget, when positive, is the wall time the whole run should take:
+	// before the first epoch, training times a few steps and a
+	// validation and sets StepsPerEpoch so that the epochs and the
+	// phases after them fit (planBudget). 0: no budget.
+	Budget time.Duration `json:"budget,omitempty"`
 	// SampleDocs caps the documents that the topic start, validation and
 	// tree growth read: at most that many training documents outside
 	// validation and at most that many validation documents, evenly spaced
@@ -220,6 +231,9 @@ func (o *Options) validate() error {
 	check(o.SimilarityTrack >= 0 && o.SimilarityTrack <= 1, "similarity tracking rate %g outside [0,1]", o.SimilarityTrack)
 	check(o.TopicInit != TopicInitFit || o.TopicWarmup == 0 || o.TopicWarmupLR > 0, "topic warm-up of %d steps needs a positive learning rate", o.TopicWarmup)
 	check(o.StepsPerEpoch >= 0, "steps per epoch %d must be non-negative (0: one pass over the training links)", o.StepsPerEpoch)
+	check(o.StepsRoot >= 0 && !math.IsInf(o.StepsRoot, 0), "steps root %g must be non-negative and finite", o.StepsRoot)
+	check(o.Budget >= 0, "budget %v must be non-negative", o.Budget)
+	check(o.Budget == 0 || o.StepsPerEpoch == 0, "a budget (%v) and steps per epoch (%d) both set the epoch's length: give one", o.Budget, o.StepsPerEpoch)
 	check(o.SampleDocs >= 0, "sampled documents %d must be non-negative (0: all)", o.SampleDocs)
 	check(o.ValidEvery >= 1 && o.GrowEvery >= 1, "validation and growth intervals must be positive")
 	check(o.EmbedBatch >= 1 && o.MaxNbrs >= 1, "inference batch and neighbour cap must be positive")

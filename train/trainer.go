@@ -62,9 +62,17 @@ type EpochLog struct {
 	// ValidSupF1 is the supervised head's Micro-F1 on the validation
 	// documents (supervised runs only).
 	ValidSupF1 *float64 `json:"valid_sup_micro_f1,omitempty"`
-	Topics     int      `json:"topics"`
-	Seconds    float64  `json:"seconds"`
-	DocsPerSec float64  `json:"docs_per_sec"`
+	// ValidRecovery is the planted tree's recovery NMI (evaluate.Recovery)
+	// on the validation sample's training documents, for a corpus with a
+	// planted tree (Env.Planted); nil otherwise.
+	ValidRecovery *float64 `json:"valid_recovery_nmi,omitempty"`
+	Topics        int      `json:"topics"`
+	Seconds       float64  `json:"seconds"`
+	DocsPerSec    float64  `json:"docs_per_sec"`
+	// Elapsed is the wall time from Env.Began to the end of this epoch's
+	// validation, in seconds: with the validation figures, the run's time
+	// to quality.
+	Elapsed float64 `json:"elapsed_seconds,omitempty"`
 }
 
 // Trainer trains one model on one corpus and split.
@@ -220,6 +228,9 @@ func setup(m *model.Model, g *corpus.Graph, s *corpus.Split, opt Options, env En
 	stop = env.Phases.Start("features")
 	m.PropagateFeatures(in, h.TrainNeighbors32)
 	stop()
+	if env.Began.IsZero() {
+		env.Began = time.Now()
+	}
 	stop = env.Phases.Start("split and sampler")
 	t := &Trainer{
 		Opt: opt, Env: env, Model: m, G: g, S: s, H: h,
@@ -230,6 +241,9 @@ func setup(m *model.Model, g *corpus.Graph, s *corpus.Split, opt Options, env En
 		log:     env.log(),
 	}
 	stop()
+	if opt.Budget == 0 {
+		t.Opt.StepsPerEpoch = opt.capSteps(len(h.TrainLinks))
+	}
 	cfg := optim.DefaultConfig()
 	cfg.WeightDecay = opt.WeightDecay
 	cfg.NoDecay = optim.MatchNames("*.b", "*.gamma", "*.beta", "embed.*", "scale.*", "tree.root_in", "tree.level_start", model.MixParam)
@@ -280,6 +294,11 @@ func (t *Trainer) Run() error {
 			rec.Topics = t.Model.Topics.Tables().T
 			t.History = append(t.History, *rec)
 			t.logEpoch(rec)
+		}
+	}
+	if t.Opt.Budget > 0 && t.Opt.StepsPerEpoch == 0 && t.State.Step == 0 {
+		if err := t.planBudget(t.Env.Began); err != nil {
+			return err
 		}
 	}
 	if t.continued && !t.sess.resumed && t.State.Step == 0 && t.Model.Cfg.Tree.Mode == "grow" && t.GrowFrom != nil {
@@ -346,6 +365,7 @@ func (t *Trainer) Run() error {
 			}
 		}
 		rec.Topics = t.Model.Topics.Tables().T
+		rec.Elapsed = time.Since(t.Env.Began).Seconds()
 		t.History = append(t.History, *rec)
 		t.logEpoch(rec)
 		if t.Env.Checkpoint != "" {

@@ -122,6 +122,11 @@ func (t *Trainer) scoreValidation(rec *EpochLog) *model.Embeddings {
 	slices.Sort(docs)
 	emb := t.embedCurrent(docs).Scatter(docs, t.G.NumDocs())
 	rec.LevelShare = t.levelShare(emb)
+	if p := t.Env.Planted; len(p) == t.G.NumDocs() {
+		if nmi := evaluate.Recovery(m, emb, p, vs.Train); !math.IsNaN(nmi) {
+			rec.ValidRecovery = &nmi
+		}
+	}
 	if len(vs.Test) == 0 {
 		return emb
 	}

@@ -32,7 +32,7 @@ func init() {
 var trainGroups = modelGroups([]flagGroup{
 	{title: "data", flags: []string{"data", "split", "knn-links", "min-df", "max-vocab"}},
 	{title: "outputs", flags: []string{"out", "resume", "quiet"}},
-	{title: "budget", flags: []string{"preset", "seed", "epochs", "batch", "lr", "steps-per-epoch"}},
+	{title: "budget", flags: []string{"preset", "seed", "epochs", "budget", "batch", "lr", "steps-per-epoch"}},
 	{title: "model size", flags: []string{"width", "layers", "heads", "mlp", "max-len", "max-depth", "max-children"}},
 	{title: "evaluation", flags: []string{"supervised", "valid-only", "eval-queries"}},
 	{title: "machine", flags: []string{"threads"}},
@@ -85,6 +85,7 @@ writes a checkpoint, prints the command that continues the run, and exits
 }
 
 func runTrain(args []string, stdout, stderr io.Writer) error {
+	began := time.Now()
 	var t *trainFlags
 	fs, err := parseWithPreset(args, func(s preset.Settings) (*flag.FlagSet, *string) {
 		t = &trainFlags{}
@@ -146,7 +147,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	env := train.Env{Phases: ph, Log: stderr, Progress: stderr, Corpus: fp}
+	env := train.Env{Phases: ph, Log: stderr, Progress: stderr, Corpus: fp, Began: began}
 	if *quiet {
 		env.Log, env.Progress = io.Discard, nil
 	}

@@ -59,7 +59,11 @@ func (f *modelFlags) registerFrom(fs *flag.FlagSet, s preset.Settings) {
 	fs.BoolVar(&o.MaskTargets, "mask-targets", o.MaskTargets, "hide each batch's target links from their ends' neighbours and hop features, as at test time")
 	fs.StringVar((*string)(&o.Nesting), "nesting", string(o.Nesting), "neighbour encoding: full (in the same pass) or cache (historical [CLS], refreshed every epoch)")
 	fs.StringVar((*string)(&o.Select), "select", string(o.Select), "state kept after training: best (highest validation score: mean of kNN Micro-F1 and link AUC) or last")
-	fs.IntVar(&o.StepsPerEpoch, "steps-per-epoch", o.StepsPerEpoch, "steps per epoch, drawn from successive shuffles of the training links (0: one pass); for large graphs")
+	fs.IntVar(&o.StepsPerEpoch, "steps-per-epoch", o.StepsPerEpoch, "steps per epoch, drawn from successive shuffles of the training links "+
+		"(0: one pass, or on a large graph ⌈c·T^(1/3)⌉ for T training links if fewer; c: the preset's, --steps-root)")
+	fs.Float64Var(&o.StepsRoot, "steps-root", o.StepsRoot, "c of --steps-per-epoch 0's cap ⌈c·T^(1/3)⌉ steps an epoch (0: one pass however large the graph)")
+	fs.DurationVar(&o.Budget, "budget", o.Budget, "wall `time` the whole run should take, such as 30m: the steps per epoch are set from a timed probe of a few "+
+		"steps and a validation (0: none)")
 	fs.IntVar(&o.SampleDocs, "sample-docs", o.SampleDocs, "at most this many training and validation documents are read by the topic start, validation and growth (0: all)")
 	fs.IntVar(&o.ValidEvery, "valid-every", o.ValidEvery, "epochs between validations")
 	fs.BoolVar(&o.ValidateStart, "validate-start", o.ValidateStart, "also score the start on validation, as epoch 0 of the learning curve")
@@ -255,7 +259,7 @@ func modelGroups(shown []flagGroup) []flagGroup {
 	all := []flagGroup{
 		{title: "data, further settings", hidden: true, flags: []string{"knn-k", "knn-budget", "min-df", "max-df", "max-vocab", "split", "split-seed", "glove"}},
 		{title: "training", hidden: true, flags: []string{"batch", "lr", "decoder-lr-scale", "warmup", "weight-decay", "nesting", "mask-targets",
-			"select", "valid-every", "validate-start", "steps-per-epoch"}},
+			"select", "valid-every", "validate-start", "steps-per-epoch", "steps-root", "budget"}},
 		{title: "model", hidden: true, flags: []string{"width", "layers", "heads", "mlp", "max-len", "truncate", "dropout", "curvature", "init-scale",
 			"features", "feature-hops", "feature-dim", "feature-skip", "skip-gate", "neighbors", "hops"}},
 		{title: "topic tree", hidden: true, flags: []string{"tree-depth", "tree-branching", "max-depth", "max-children", "grow-every", "s-add", "s-prune",
