@@ -87,6 +87,9 @@ type Metrics struct {
 	// steps, validation, growth, final embedding, evaluation, outputs,
 	// plots; internal/phases), for the scale table of docs/benchmarks.md.
 	Phases map[string]float64 `json:"phases,omitempty"`
+	// PhasePeakRSS is each phase's peak resident set size in GB
+	// (phases.Record.TrackPeakRSS; Linux); nil: not measured.
+	PhasePeakRSS map[string]float64 `json:"phase_peak_rss_gb,omitempty"`
 	// Notes explain what the numbers cannot: a metric that is undefined
 	// for this corpus and model is written as null, with a note naming it.
 	Notes []string `json:"notes,omitempty"`

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -257,6 +258,12 @@ func finish(sp Spec, ph *phases.Record, r *Result, log io.Writer) error {
 	}
 	met.Test, met.Topics = res.Test, res.Topics
 	met.Phases = ph.Seconds()
+	if peaks := ph.PeakRSS(); peaks != nil {
+		met.PhasePeakRSS = map[string]float64{}
+		for k, v := range peaks {
+			met.PhasePeakRSS[k] = math.Round(v/1e7) / 100
+		}
+	}
 	if err := outputs.WriteMetrics(filepath.Join(sp.Dir, outputs.MetricsFile), met); err != nil {
 		return err
 	}

@@ -124,6 +124,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		return usagef("%v", err)
 	}
 	ph := phases.New()
+	ph.TrackPeakRSS()
 	if !*quiet {
 		// Name the phases that draw no bar, before the evaluation's bars
 		// (which wait 3 s) would begin; the steps have the epoch's bar.

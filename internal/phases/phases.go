@@ -20,6 +20,9 @@ type Record struct {
 	names []string
 	secs  map[string]float64
 	after func(name string)
+	// peaks, when TrackPeakRSS took effect, holds each phase's peak
+	// resident set size in bytes; nil: not tracked.
+	peaks map[string]float64
 	// announce, when set (Announce), names on its writer each phase still
 	// under way after its delay.
 	announce *announcer
@@ -58,6 +61,9 @@ func (r *Record) Start(name string) func() {
 	began := time.Now()
 	r.mu.Lock()
 	a := r.announce
+	if r.peaks != nil {
+		resetPeakRSS()
+	}
 	r.mu.Unlock()
 	var timer *time.Timer
 	if a != nil && !a.quiet[name] {
@@ -72,6 +78,7 @@ func (r *Record) Start(name string) func() {
 			timer.Stop()
 		}
 		r.Add(name, time.Since(began))
+		r.notePeak(name)
 		r.mu.Lock()
 		after := r.after
 		r.mu.Unlock()

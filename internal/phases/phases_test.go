@@ -2,6 +2,8 @@ package phases
 
 import (
 	"bytes"
+	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -146,5 +148,39 @@ func TestAnnounce(t *testing.T) {
 				t.Errorf("announced %q, want %q", got, want)
 			}
 		})
+	}
+}
+
+// TestPeakRSS: with tracking on, a phase that holds a large buffer records
+// a peak at least that much above a phase that holds none; without it,
+// nothing is recorded.
+func TestPeakRSS(t *testing.T) {
+	r := New()
+	if r.PeakRSS() != nil {
+		t.Fatal("peaks without TrackPeakRSS")
+	}
+	r.TrackPeakRSS()
+	if runtime.GOOS != "linux" {
+		if r.PeakRSS() != nil {
+			t.Fatal("peaks recorded where the kernel has no VmHWM")
+		}
+		return
+	}
+	if r.PeakRSS() == nil {
+		_, err := os.Stat("/proc/self/clear_refs")
+		t.Fatalf("Linux without peak tracking (clear_refs: %v)", err)
+	}
+	stop := r.Start("small")
+	stop()
+	stop = r.Start("large")
+	buf := make([]byte, 128<<20)
+	for i := 0; i < len(buf); i += 4096 {
+		buf[i] = 1 // touch every page so it is resident
+	}
+	stop()
+	runtime.KeepAlive(buf)
+	p := r.PeakRSS()
+	if p["large"]-p["small"] < 100<<20 {
+		t.Fatalf("peaks: small %.0f MB, large %.0f MB; want the large phase's 128 MB buffer to show", p["small"]/1e6, p["large"]/1e6)
 	}
 }
