@@ -18,7 +18,7 @@ var validationHeader = strings.Split("run,dataset,seed,build,command,epochs,kept
 	"last_knn_micro_f1,last_knn_macro_f1,last_link_auc,last_log_perplexity,"+
 	"kept_knn_micro_f1,kept_knn_macro_f1,kept_link_auc,kept_log_perplexity,"+
 	"topics,depth,per_level,npmi,diversity,level_share,specialization,npmi_per_level,diversity_per_level,"+
-	"pcc,pcd,sd,pncd,kept_log_perplexity_completion", ",")
+	"pcc,pcd,sd,pncd,kept_log_perplexity_completion,recovery_nmi", ",")
 
 // writeFromValid writes validation.csv rows (header first) for the
 // --valid-only run folders dirs: the run's name is the folder's name, its
@@ -60,6 +60,7 @@ func validRow(dir, build string) ([]string, error) {
 		"level_share": list(v.Topics.LevelShare, 1), "specialization": list(v.Topics.Specialization, 1),
 		"npmi_per_level": list(v.Topics.NPMIPerLevel, 100), "diversity_per_level": list(v.Topics.DiversityPerLevel, 1),
 		"pcc": num(v.Topics.PCC, 100), "pcd": num(v.Topics.PCD, 1), "sd": num(v.Topics.SD, 1), "pncd": num(v.Topics.PnCD, 1),
+		"recovery_nmi": num(v.Topics.RecoveryNMI, 1),
 	}
 	per := make([]string, len(v.Topics.PerLevel))
 	for i, n := range v.Topics.PerLevel {
