@@ -29,14 +29,15 @@ func (o *Options) capSteps(trainLinks int) int {
 const probeSteps = 8
 
 // planBudget sets StepsPerEpoch so that the whole run, begun at began,
-// ends within Opt.Budget: it times probeSteps forward and backward passes
-// of epoch 1's first batches (with the cache refresh of the rows they
-// read; no weight changes), and the embedding of the validation sample,
-// then splits what the budget leaves after the epochs' validations and
-// the phases after training (final embedding and evaluation, estimated
-// from the validation embedding's rate per document: about 1.6 passes of
-// the corpus at that rate) over the epochs' steps. A budget the topic
-// start and those phases already exceed is an error.
+// ends within Opt.Budget. It times the cache refresh of the rows that
+// epoch 1's first probeSteps batches read and those batches' forward and
+// backward passes (no weight changes), and the embedding of the
+// validation sample; then it finds the most steps per epoch whose epochs
+// (steps, the refresh of the distinct rows they read, validation and
+// growth) and the phases after training (final embedding and evaluation,
+// estimated from the validation embedding's rate per document: about 1.6
+// passes of the corpus at that rate) fit what the budget leaves. A budget
+// the topic start and those phases already exceed is an error.
 func (t *Trainer) planBudget(began time.Time) error {
 	m := t.Model
 	nbrTable := t.sampler.Resample(0)
@@ -46,9 +47,14 @@ func (t *Trainer) planBudget(began time.Time) error {
 		links = links[:n]
 	}
 	t0 := time.Now()
+	rows := 0
 	if t.cache != nil {
-		m.RefreshNeighbors(t.cache, t.In, t.readDocs(links, nbrTable, k), t.trainNeighbors, t.Opt.MaxNbrs, t.Opt.EmbedBatch)
+		read := t.readDocs(links, nbrTable, k)
+		rows = len(read)
+		m.RefreshNeighbors(t.cache, t.In, read, t.trainNeighbors, t.Opt.MaxNbrs, t.Opt.EmbedBatch)
 	}
+	perRow := time.Since(t0).Seconds() / float64(max(rows, 1))
+	t0 = time.Now()
 	tp := tensor.NewTape()
 	steps := 0
 	for lo := 0; lo < len(links); lo += t.Opt.BatchLinks {
@@ -73,19 +79,38 @@ func (t *Trainer) planBudget(began time.Time) error {
 	t.cacheFresh = false
 	after := 1.6 * valid * float64(t.G.NumDocs()) / float64(len(docs))
 
-	left := t.Opt.Budget.Seconds() - time.Since(began).Seconds()
 	epochs := float64(t.Opt.Epochs)
-	// Validation and growth after every epoch: about 1.3 validation
-	// embeddings; 10% of what remains is kept for what the probe does
-	// not see (checkpoints, the end-of-training fits, plots).
-	forSteps := 0.9*(left-after) - epochs*1.3*valid
-	spe := int(forSteps / (epochs * perStep))
-	if spe < 1 {
-		return fmt.Errorf("train: a budget of %v leaves no time to train: %.0f s are gone to reading and the topic start, and the validations and the phases after training need about %.0f s more (%.2f s a step); give a longer --budget",
-			t.Opt.Budget, time.Since(began).Seconds(), epochs*1.3*valid+after, perStep)
+	// An epoch's refresh re-encodes the distinct rows its batches read:
+	// about rows/steps new rows a batch while few are read twice, never
+	// more than the training documents.
+	n := float64(len(t.H.Train))
+	perBatch := float64(rows) / float64(steps)
+	epoch := func(spe int) float64 {
+		distinct := n * (1 - math.Exp(-float64(spe)*perBatch/n))
+		// Validation and growth after every epoch: about 1.3 validation
+		// embeddings.
+		return float64(spe)*perStep + distinct*perRow + 1.3*valid
 	}
-	t.Opt.StepsPerEpoch = spe
-	fmt.Fprintf(t.log, "budget %v: %d steps an epoch (%.3f s a step, %.1f s a validation, about %.0f s after training)\n",
-		t.Opt.Budget, spe, perStep, valid, after)
+	// 10% of what remains is kept for what the probe does not see
+	// (checkpoints, the end-of-training fits, plots).
+	left := 0.9 * (t.Opt.Budget.Seconds() - time.Since(began).Seconds() - after)
+	if epochs*epoch(1) > left {
+		return fmt.Errorf("train: a budget of %v leaves no time to train: %.0f s are gone to reading and the topic start, and %d epochs of one step with their validations and the phases after training need about %.0f s more; give a longer --budget",
+			t.Opt.Budget, time.Since(began).Seconds(), t.Opt.Epochs, epochs*epoch(1)+after)
+	}
+	lo, hi := 1, 2
+	for epochs*epoch(hi) <= left && hi < 1<<30 {
+		lo, hi = hi, 2*hi
+	}
+	for hi-lo > 1 {
+		if mid := (lo + hi) / 2; epochs*epoch(mid) <= left {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	t.Opt.StepsPerEpoch = lo
+	fmt.Fprintf(t.log, "budget %v: %d steps an epoch (%.3f s a step, %.4f s a cache row, %.1f s a validation, about %.0f s after training)\n",
+		t.Opt.Budget, lo, perStep, perRow, valid, after)
 	return nil
 }
