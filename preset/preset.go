@@ -69,7 +69,8 @@ func DefaultSettings() Settings {
 // tf-idf, no target masking, no level prior, pruning by subtree without
 // keeping the depth, the decoder at the shared learning rate and without
 // the background, no end-of-training fits, the best validated state kept,
-// one hop, the topics started at random).
+// one hop, the topics started at random, every epoch a pass however large
+// the graph).
 func PaperSettings() Settings {
 	s := DefaultSettings()
 	c, o := &s.Config, &s.Options
@@ -86,6 +87,7 @@ func PaperSettings() Settings {
 	o.FinalPruneBelow = 0
 	o.BackgroundMixAtEnd = 0
 	o.Select = train.SelectBest
+	o.StepsRoot = 0
 	o.TopicInit = train.TopicInitRandom
 	return s
 }

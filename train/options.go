@@ -185,6 +185,10 @@ func DefaultOptions() Options {
 		// corpus's word frequencies explaining 40% of every document's
 		// words (docs/design.md, "Choices beyond the paper").
 		FinalPruneBelow: 0.005, BackgroundMixAtEnd: 0.4,
+		// An epoch is one pass, or ⌈12·T^(1/3)⌉ steps when fewer: a pass
+		// on ML, PL and COVID, 964 steps at 445K documents (docs/design.md,
+		// "Training").
+		StepsRoot: 12,
 	}
 }
 
