@@ -32,7 +32,7 @@ func init() {
 var trainGroups = modelGroups([]flagGroup{
 	{title: "data", flags: []string{"data", "split", "knn-links", "min-df", "max-vocab"}},
 	{title: "outputs", flags: []string{"out", "resume", "quiet"}},
-	{title: "budget", flags: []string{"preset", "seed", "epochs", "budget", "batch", "lr", "steps-per-epoch"}},
+	{title: "budget", flags: []string{"preset", "seed", "epochs", "budget", "batch", "steps-per-epoch"}},
 	{title: "model size", flags: []string{"width", "layers", "heads", "mlp", "max-len", "max-depth", "max-children"}},
 	{title: "evaluation", flags: []string{"supervised", "valid-only", "eval-queries"}},
 	{title: "machine", flags: []string{"threads"}},

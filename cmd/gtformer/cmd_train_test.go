@@ -195,6 +195,7 @@ func withoutPhases(t *testing.T, raw []byte) string {
 		t.Errorf("metrics.json phases %v lack the final embedding or load", m["phases"])
 	}
 	delete(m, "phases")
+	delete(m, "phase_peak_rss_gb")
 	out, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		t.Fatal(err)

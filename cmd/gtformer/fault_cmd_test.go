@@ -90,6 +90,7 @@ func scores(t *testing.T, dir string) string {
 	delete(m, "train_seconds")
 	delete(m, "docs_per_sec")
 	delete(m, "phases")
+	delete(m, "phase_peak_rss_gb")
 	b, _ := json.Marshal(m)
 	return string(b)
 }
@@ -163,6 +164,7 @@ func validScores(t *testing.T, dir string) string {
 	for _, e := range hist {
 		delete(e.(map[string]any), "seconds")
 		delete(e.(map[string]any), "docs_per_sec")
+		delete(e.(map[string]any), "elapsed_seconds")
 	}
 	b, _ := json.Marshal(m)
 	return string(b)

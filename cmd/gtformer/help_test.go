@@ -142,7 +142,7 @@ func fieldDiff(prefix string, a, b reflect.Value) []string {
 // before --preset existed.
 const paperFlags = "--feature-hops 0 --feature-skip=false --mask-targets=false --lambda-level 0 --prune-by subtree " +
 	"--keep-depth=false --fd-contrast 0.95 --decoder-lr-scale 1 --background=false --fit-similarity none --decoder-refit 0 " +
-	"--final-prune-below 0 --background-mix-at-end 0 --select best --hops 1 --topic-init random"
+	"--final-prune-below 0 --background-mix-at-end 0 --select best --hops 1 --topic-init random --steps-root 0"
 
 // TestPresetPaper: --preset paper sets, field by field, what the paper's
 // flag string sets; flags given with it override it; an unknown preset is
