@@ -189,16 +189,16 @@ func dispatch(n, grain int, fn func(w, lo, hi int), slots int) {
 
 // spinTime is how long a goroutine polls for work before it blocks: a
 // worker after its job, and a caller waiting for the others' chunks. A
-// blocked goroutine is woken through the kernel (futex), which on a
-// virtual machine takes tens of microseconds, longer than many of the
-// tensor ops between two calls take whole; polling keeps both cores on
-// back-to-back calls.
+// blocked goroutine is woken through the kernel (a futex), which can take
+// tens of microseconds (more on a virtual machine whose idle core has to
+// be woken too), longer than many of the tensor ops between two calls take
+// whole; polling keeps both cores on back-to-back calls.
 const spinTime = 50 * time.Microsecond
 
 // poll returns the next queued job, or nil once spinTime has passed or
 // (when wait is not nil) *wait has dropped to zero. It yields the
-// processor between looks, so that a goroutine woken onto this one (the
-// caller a finishing worker readied) runs at once.
+// processor now and then, so that a goroutine woken onto this one (a
+// caller that a finishing worker readied) is not kept waiting long.
 func poll(wait *atomic.Int32) *job {
 	var deadline time.Time
 	for i := 0; ; i++ {
@@ -210,13 +210,17 @@ func poll(wait *atomic.Int32) *job {
 		if wait != nil && wait.Load() == 0 {
 			return nil
 		}
-		if i&15 == 15 {
+		// The clock every 64 looks (a few hundred nanoseconds); the
+		// yield (through the scheduler's lock) less often.
+		if i&63 == 63 {
 			if deadline.IsZero() {
 				deadline = time.Now().Add(spinTime)
 			} else if time.Now().After(deadline) {
 				return nil
 			}
-			runtime.Gosched()
+			if i&1023 == 1023 {
+				runtime.Gosched()
+			}
 		}
 	}
 }
