@@ -93,6 +93,14 @@ func (tp *Tape) layerNorm(op string, x, res, gamma, beta *Tensor, drop dropSpec)
 	if y.Grad != nil {
 		xhat = tp.alloc(false, rows, c)
 	}
+	// Likewise the dropout mask, when backward passes a gradient through
+	// it: made once here rather than again from its hash for every row in
+	// backward (a hash per element pair costs more than reading the
+	// multiplier back).
+	var kept *Tensor
+	if y.Grad != nil && drop.on && res.Grad != nil {
+		kept = tp.alloc(false, rows, c)
+	}
 	// Scratch rows for the residual sums of lnGroup rows and the dropout
 	// mask, per worker.
 	const width = lnGroup + 1
@@ -104,7 +112,11 @@ func (tp *Tape) layerNorm(op string, x, res, gamma, beta *Tensor, drop dropSpec)
 		for i0 := lo; i0 < hi; i0 += lnGroup {
 			g := min(lnGroup, hi-i0)
 			for k := range g {
-				xs[k] = lnRow(x, res, i0+k, c, buf[k*c:(k+1)*c], drop, mask)
+				m := mask
+				if kept != nil {
+					m = kept.Data[(i0+k)*c : (i0+k+1)*c]
+				}
+				xs[k] = lnRow(x, res, i0+k, c, buf[k*c:(k+1)*c], drop, m)
 			}
 			// The group's rows are consecutive, c apart: x's own or buf's.
 			block := buf[:g*c]
@@ -125,7 +137,7 @@ func (tp *Tape) layerNorm(op string, x, res, gamma, beta *Tensor, drop dropSpec)
 		// Backward's scratch: per fixed row block the dγ, dβ partial sums
 		// (deterministic; see parallelBlocks) and a mask row.
 		nd.aux2 = tp.alloc(false, reduceBlocks(rows), 3*c)
-		nd.xs = append(nd.xs, res, xhat)
+		nd.xs = append(nd.xs, res, xhat, kept)
 		nd.i[1], nd.i[3], nd.f[1] = int(drop.key), int(drop.thr), drop.keep
 		if drop.on {
 			nd.i[2] = 1
@@ -230,7 +242,7 @@ func lnOut(yr, xr []float32, mu, r float32, gamma, beta, xhat *Tensor, i int) {
 }
 
 func layerNormBackward(nd *node) {
-	x, res, xhat, gamma, beta, stats, scratch := nd.a, nd.xs[0], nd.xs[1], nd.b, nd.c, nd.aux, nd.aux2
+	x, res, xhat, kept, gamma, beta, stats, scratch := nd.a, nd.xs[0], nd.xs[1], nd.xs[2], nd.b, nd.c, nd.aux, nd.aux2
 	dyAll := nd.out.Grad
 	drop := dropSpec{key: uint64(nd.i[1]), thr: uint32(nd.i[3]), keep: nd.f[1], on: nd.i[2] == 1, cols: x.Cols()}
 	c, rows := x.Cols(), x.Rows()
@@ -243,6 +255,12 @@ func layerNormBackward(nd *node) {
 		pg, pb := scratch.Data[w*3*c:w*3*c+c], scratch.Data[w*3*c+c:w*3*c+2*c]
 		mask := scratch.Data[w*3*c+2*c : (w+1)*3*c]
 		row := func(i int) ([]float32, []float32) { return xhat.Data[i*c : (i+1)*c], dyAll[i*c : (i+1)*c] }
+		maskOf := func(i int) ([]float32, bool) {
+			if kept != nil {
+				return kept.Data[i*c : (i+1)*c], true
+			}
+			return mask, false
+		}
 		for i := lo; i < hi; i += 2 {
 			// Rows in pairs: the two rows' sums are independent chains of
 			// adds, interleaved (lnGradSums2); pg and pb still receive row
@@ -253,12 +271,15 @@ func layerNormBackward(nd *node) {
 				xh2, dy2 := row(i + 1)
 				var sg2, sgx2 float32
 				sg, sgx, sg2, sgx2 = lnGradSums2(pg, pb, gam, xh, dy, xh2, dy2)
-				lnGradRow(x, res, drop, mask, gam, i, xh, dy, stats.Data[2*i+1], sg, sgx)
-				lnGradRow(x, res, drop, mask, gam, i+1, xh2, dy2, stats.Data[2*i+3], sg2, sgx2)
+				m, made := maskOf(i)
+				lnGradRow(x, res, drop, m, made, gam, i, xh, dy, stats.Data[2*i+1], sg, sgx)
+				m, made = maskOf(i + 1)
+				lnGradRow(x, res, drop, m, made, gam, i+1, xh2, dy2, stats.Data[2*i+3], sg2, sgx2)
 				continue
 			}
 			sg, sgx = lnGradSums(pg, pb, gam, xh, dy)
-			lnGradRow(x, res, drop, mask, gam, i, xh, dy, stats.Data[2*i+1], sg, sgx)
+			m, made := maskOf(i)
+			lnGradRow(x, res, drop, m, made, gam, i, xh, dy, stats.Data[2*i+1], sg, sgx)
 		}
 	})
 	for w := range scratch.Shape[0] {
@@ -320,9 +341,10 @@ func lnGradSums2(pg, pb, gam, xh, dy, xh2, dy2 []float32) (sg, sgx, sg2, sgx2 fl
 }
 
 // lnGradRow adds row i's input gradient r·(g − mean(g) − x̂·mean(g⊙x̂))
-// to x's gradient and to res's (through the dropout mask when on; mask is
-// scratch for it), r the row's 1/√(σ² + ε).
-func lnGradRow(x, res *Tensor, drop dropSpec, mask, gam []float32, i int, xh, dy []float32, r, sg, sgx float32) {
+// to x's gradient and to res's (through the dropout mask when on: the row's
+// mask kept by forward when made, else mask is scratch for it), r the
+// row's 1/√(σ² + ε).
+func lnGradRow(x, res *Tensor, drop dropSpec, mask []float32, made bool, gam []float32, i int, xh, dy []float32, r, sg, sgx float32) {
 	c := len(dy)
 	var dx, dr []float32
 	if x.Grad != nil {
@@ -330,7 +352,7 @@ func lnGradRow(x, res *Tensor, drop dropSpec, mask, gam []float32, i int, xh, dy
 	}
 	if res != nil && res.Grad != nil {
 		dr = res.Grad[i*c : (i+1)*c]
-		if drop.on {
+		if drop.on && !made {
 			drop.row(i, mask)
 		}
 	}

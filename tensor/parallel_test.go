@@ -76,3 +76,27 @@ func TestParallelMatchesSerial(t *testing.T) {
 		near(params[i].String(), g2[i], g1[i])
 	}
 }
+
+// ZeroGrad clears every element on one core and on two, below and above
+// the size from which the clearing is split over the cores; a tensor
+// without gradient is left alone.
+func TestZeroGradClearsAll(t *testing.T) {
+	for _, procs := range []int{1, 2} {
+		for _, n := range []int{1, 1<<16 - 1, 1 << 16, 1<<17 + 3} {
+			func() {
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+				p := Param("p", n)
+				for i := range p.Grad {
+					p.Grad[i] = float32(i + 1)
+				}
+				p.ZeroGrad()
+				for i, g := range p.Grad {
+					if g != 0 {
+						t.Fatalf("procs %d, %d values: gradient[%d] = %v after ZeroGrad", procs, n, i, g)
+					}
+				}
+			}()
+		}
+	}
+	New(3).ZeroGrad() // no gradient: nothing to clear, no panic
+}

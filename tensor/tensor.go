@@ -80,8 +80,10 @@ func (t *Tensor) Rows() int { return len(t.Data) / t.Cols() }
 // Row returns row i of t viewed as (Rows, Cols); it aliases t.Data.
 func (t *Tensor) Row(i int) []float32 { c := t.Cols(); return t.Data[i*c : (i+1)*c] }
 
-// ZeroGrad clears the gradient, if any.
-func (t *Tensor) ZeroGrad() { clear(t.Grad) }
+// ZeroGrad clears the gradient, if any, on every core when it is large (a
+// trainer clears every parameter's before each step, the vocabulary's
+// embedding among them).
+func (t *Tensor) ZeroGrad() { clearAll(t.Grad) }
 
 // String gives the name and shape, for messages.
 func (t *Tensor) String() string {

@@ -16,6 +16,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // MinWork is the amount of work (n·cost, in rough element-operations)
@@ -69,7 +70,11 @@ func startWorkers() {
 	jobs = make(chan *job, 64)
 	for range runtime.GOMAXPROCS(0) - 1 {
 		go func() {
-			for j := range jobs {
+			for {
+				j := poll(nil)
+				if j == nil {
+					j = <-jobs
+				}
 				j.run()
 				j.finish()
 			}
@@ -161,6 +166,14 @@ func dispatch(n, grain int, fn func(w, lo, hi int), slots int) {
 	}
 	j.run()
 	j.finish()
+	for j.pending.Load() != 0 {
+		o := poll(&j.pending)
+		if o == nil {
+			break
+		}
+		o.run()
+		o.finish()
+	}
 	for waiting := true; waiting; {
 		select {
 		case <-j.done:
@@ -172,4 +185,42 @@ func dispatch(n, grain int, fn func(w, lo, hi int), slots int) {
 	}
 	j.fn = nil
 	jobPool.Put(j)
+}
+
+// spinTime is how long a goroutine polls for work before it blocks: a
+// worker after its job, and a caller waiting for the others' chunks. A
+// blocked goroutine is woken through the kernel (a futex), which can take
+// tens of microseconds (more on a virtual machine whose idle core has to
+// be woken too), longer than many of the tensor ops between two calls take
+// whole; polling keeps both cores on back-to-back calls.
+const spinTime = 50 * time.Microsecond
+
+// poll returns the next queued job, or nil once spinTime has passed or
+// (when wait is not nil) *wait has dropped to zero. It yields the
+// processor now and then, so that a goroutine woken onto this one (a
+// caller that a finishing worker readied) is not kept waiting long.
+func poll(wait *atomic.Int32) *job {
+	var deadline time.Time
+	for i := 0; ; i++ {
+		select {
+		case j := <-jobs:
+			return j
+		default:
+		}
+		if wait != nil && wait.Load() == 0 {
+			return nil
+		}
+		// The clock every 64 looks (a few hundred nanoseconds); the
+		// yield (through the scheduler's lock) less often.
+		if i&63 == 63 {
+			if deadline.IsZero() {
+				deadline = time.Now().Add(spinTime)
+			} else if time.Now().After(deadline) {
+				return nil
+			}
+			if i&1023 == 1023 {
+				runtime.Gosched()
+			}
+		}
+	}
 }

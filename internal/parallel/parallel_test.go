@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func TestForCoversRange(t *testing.T) {
@@ -80,6 +81,30 @@ func TestEachOnceAndNested(t *testing.T) {
 	}
 }
 
+// poll gives up when there is nothing to wait for: at once when the
+// counter it watches is already zero, and after about spinTime when no
+// job comes, so that an idle worker blocks instead of burning a core.
+func TestPollGivesUp(t *testing.T) {
+	poolOnce.Do(startWorkers)
+	var zero atomic.Int32
+	for _, tc := range []struct {
+		name string
+		wait *atomic.Int32
+		min  time.Duration
+	}{
+		{"counter already zero", &zero, 0},
+		{"no job comes", nil, spinTime},
+	} {
+		t0 := time.Now()
+		if j := poll(tc.wait); j != nil {
+			t.Errorf("%s: poll returned a job nobody queued", tc.name)
+		}
+		if d := time.Since(t0); d < tc.min || d > tc.min+time.Second {
+			t.Errorf("%s: poll took %v, want about %v", tc.name, d, tc.min)
+		}
+	}
+}
+
 func BenchmarkForSmall(b *testing.B) {
 	x := make([]float32, 1<<10)
 	for b.Loop() {
@@ -100,4 +125,25 @@ func BenchmarkFor1M(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkForBackToBack is a training step's pattern: calls of a few
+// tens of microseconds each, one after another, so that what a call costs
+// beyond its work (handing it to a worker, the worker waking) shows.
+// "shared" reports the fraction of chunks the helper goroutines ran.
+func BenchmarkForBackToBack(b *testing.B) {
+	x := make([]float32, 1<<15)
+	var helped, total atomic.Int64
+	for b.Loop() {
+		ForWorker(len(x), 1024, 4, Workers(), func(w, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				x[i] = x[i]*0.5 + 1
+			}
+			if w > 0 {
+				helped.Add(1)
+			}
+			total.Add(1)
+		})
+	}
+	b.ReportMetric(float64(helped.Load())/float64(max(total.Load(), 1)), "shared")
 }

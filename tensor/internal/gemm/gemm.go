@@ -42,6 +42,10 @@ type Kernel struct {
 	mc     int // rows of op(A) per task at most (a multiple of mr)
 	nc     int // columns of op(B) per packed block (a multiple of nr)
 	id     int // which assembly kernel Kernel.call runs
+	// direct: the kernel can read full tiles' rows of an untransposed A in
+	// place (callDirect), so that only a task's last, partial panel is
+	// packed; false: every panel is packed.
+	direct bool
 }
 
 // Name is the kernel's name as the tensor package reports it: "go-avx512"
@@ -171,19 +175,36 @@ func (kn *Kernel) plan(m, n, workers int) grid {
 func (pr *product) task(i0, i1, p0, p1 int) {
 	kn, kc, c, ldc, beta := pr.kn, pr.kc, pr.c, pr.ldc, pr.beta
 	mr, nr := kn.mr, kn.nr
-	size := roundUp(i1-i0, mr) * kc
+	// Rows of A read in place: full panels of an untransposed A whose
+	// rows do not all fall into one set of the L1 cache (rows 4 KiB
+	// apart would evict each other).
+	direct := 0
+	if kn.direct && !pr.tA && pr.lda%1024 != 0 {
+		direct = (i1 - i0) / mr * mr
+	}
+	size := roundUp(i1-i0-direct, mr) * kc
 	pa := getBuf(&aBufs, size+maxTile)
 	ap, tile := pa.f[:size], pa.f[size:size+maxTile]
-	packA(ap, pr.a, pr.lda, pr.tA, i0, i1-i0, pr.pc, kc, mr)
+	if size > 0 {
+		packA(ap, pr.a, pr.lda, pr.tA, i0+direct, i1-i0-direct, pr.pc, kc, mr)
+	}
 	for i := i0; i < i1; i += mr {
 		rows := min(mr, i1-i)
-		apan := ap[(i-i0)*kc : (i-i0+mr)*kc]
+		var apan []float32
+		if i-i0 >= direct {
+			apan = ap[(i-i0-direct)*kc : (i-i0-direct+mr)*kc]
+		}
 		for jp := p0; jp < p1; jp++ {
 			j := jp * nr
 			cols := min(nr, pr.nc-j)
 			bpan := pr.bp[jp*kc*nr : (jp+1)*kc*nr]
 			if rows == mr && cols == nr {
-				// In bounds: CheckArgs made sure C holds m rows of n.
+				// In bounds: CheckArgs made sure C holds m rows of n
+				// (and A m rows of k).
+				if apan == nil {
+					kn.callDirect(kc, &pr.a[i*pr.lda+pr.pc], pr.lda, &bpan[0], &c[i*ldc+pr.jc+j], ldc, pr.alpha, beta)
+					continue
+				}
 				kn.call(kc, &apan[0], &bpan[0], &c[i*ldc+pr.jc+j], ldc, pr.alpha, beta)
 				continue
 			}
@@ -197,7 +218,11 @@ func (pr *product) task(i0, i1, p0, p1 int) {
 					copy(tile[r*nr:r*nr+cols], c[o:o+cols])
 				}
 			}
-			kn.call(kc, &apan[0], &bpan[0], &tile[0], nr, pr.alpha, beta)
+			if apan == nil {
+				kn.callDirect(kc, &pr.a[i*pr.lda+pr.pc], pr.lda, &bpan[0], &tile[0], nr, pr.alpha, beta)
+			} else {
+				kn.call(kc, &apan[0], &bpan[0], &tile[0], nr, pr.alpha, beta)
+			}
 			for r := range rows {
 				o := (i+r)*ldc + pr.jc + j
 				copy(c[o:o+cols], tile[r*nr:r*nr+cols])

@@ -190,6 +190,35 @@ func TestSgemmRowsIndependent(t *testing.T) {
 	}
 }
 
+// TestSgemmDirectMatchesPacked: a kernel reading full panels of an
+// untransposed A in place gives the bits of the same kernel on packed
+// panels, for edge rows and columns, several k blocks, every beta, and a
+// row stride of 1024 floats (which takes the packed path).
+func TestSgemmDirectMatchesPacked(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, kn := range kernels(t) {
+		if !kn.direct {
+			continue
+		}
+		packed := *kn
+		packed.direct = false
+		for si, s := range []struct{ m, n, k, padA int }{
+			{12, 32, 1, 0}, {24, 64, 7, 3}, {37, 45, 300, 5}, {97, 130, 513, 0}, {130, 550, 40, 1}, {30, 33, 70, 1024 - 70},
+		} {
+			for ti, tB := range []bool{false, true} {
+				ab := alphaBetas[(si+ti)%len(alphaBetas)]
+				p := newProblem(rng, false, tB, s.m, s.n, s.k, s.padA, 2, 1, ab[0], ab[1])
+				want, got := p.run(&packed, goPar), p.run(kn, goPar)
+				for i := range want {
+					if math.Float32bits(want[i]) != math.Float32bits(got[i]) {
+						t.Fatalf("%s %+v tB=%v: C[%d] = %v in place, %v packed", kn.name, s, tB, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestSgemmSizes samples sizes from 1 to 1024 (log-uniform, with the naive
 // reference kept to about 2²⁴ multiply-adds per product).
 func TestSgemmSizes(t *testing.T) {

@@ -13,6 +13,12 @@ func kernel12x32(k int, a, b, c *float32, ldc int, alpha, beta float32)
 //go:noescape
 func kernel6x16(k int, a, b, c *float32, ldc int, alpha, beta float32)
 
+// kernel12x32d is kernel12x32 reading its 12 rows of A in place, row r's k
+// values at a + r·lda (kernel_amd64.s).
+//
+//go:noescape
+func kernel12x32d(k int, a *float32, lda int, b, c *float32, ldc int, alpha, beta float32)
+
 // transpose4x8 writes dst[p·ldd + r] = src[r·lds + p] for r < 4 and p < n
 // (n a multiple of 8): packing's transpose (kernel_amd64.s).
 //
@@ -55,7 +61,7 @@ func copySteps(dst []float32, step int, src []float32, lds, w, n int) {
 // Blocking: kc steps of a 12-row A panel (12 KiB at kc = 256) stay in L1
 // while the task's B panels (kc × up to nc columns, 512 KiB) stream from L2.
 var (
-	avx512 = &Kernel{name: "go-avx512", mr: 12, nr: 32, kc: 256, mc: 96, nc: 512, id: idAVX512}
+	avx512 = &Kernel{name: "go-avx512", mr: 12, nr: 32, kc: 256, mc: 96, nc: 512, id: idAVX512, direct: true}
 	avx2   = &Kernel{name: "go-avx2", mr: 6, nr: 16, kc: 256, mc: 96, nc: 512, id: idAVX2}
 )
 
@@ -78,6 +84,16 @@ func (kn *Kernel) call(k int, a, b, c *float32, ldc int, alpha, beta float32) {
 	default:
 		panic("gemm: unknown kernel")
 	}
+}
+
+// callDirect is call with the tile's mr rows of A read in place from a
+// row-major, untransposed A (row r's k values at a + r·lda), for a kernel
+// with direct set.
+func (kn *Kernel) callDirect(k int, a *float32, lda int, b, c *float32, ldc int, alpha, beta float32) {
+	if kn.id != idAVX512 {
+		panic("gemm: kernel reads no A in place")
+	}
+	kernel12x32d(k, a, lda, b, c, ldc, alpha, beta)
 }
 
 // Kernels returns the kernels this CPU runs, fastest first. x/sys/cpu

@@ -389,3 +389,150 @@ c6:
 cdone:
 	VZEROUPPER
 	RET
+
+// ---------------------------------------------------------------------------
+// AVX-512 with A read in place: kernel12x32 for 12 rows of a row-major A
+// that is not transposed (row r's step p at a + r·lda + p), so that the
+// rows need no packing (a transpose of every 12-row panel). The same
+// broadcasts and multiply-adds in the same order as kernel12x32 on the
+// packed panel: the results are bit-identical. AX, R11 and R12 walk rows
+// 0, 4 and 8; R9 is lda in bytes and R10 three times that.
+
+#define FMA512(tmp, acc0, acc1) \
+	VFMADD231PS Z24, tmp, acc0; \
+	VFMADD231PS Z25, tmp, acc1
+
+// STEPD512 is one k step; ao is its byte offset along the rows of A, bo
+// that of its B values.
+#define STEPD512(ao, bo) \
+	VMOVUPS      (bo)(BX), Z24; \
+	VMOVUPS      (bo+64)(BX), Z25; \
+	VBROADCASTSS ao(AX), Z26; \
+	FMA512(Z26, Z0, Z1); \
+	VBROADCASTSS ao(AX)(R9*1), Z27; \
+	FMA512(Z27, Z2, Z3); \
+	VBROADCASTSS ao(AX)(R9*2), Z28; \
+	FMA512(Z28, Z4, Z5); \
+	VBROADCASTSS ao(AX)(R10*1), Z29; \
+	FMA512(Z29, Z6, Z7); \
+	VBROADCASTSS ao(R11), Z30; \
+	FMA512(Z30, Z8, Z9); \
+	VBROADCASTSS ao(R11)(R9*1), Z31; \
+	FMA512(Z31, Z10, Z11); \
+	VBROADCASTSS ao(R11)(R9*2), Z26; \
+	FMA512(Z26, Z12, Z13); \
+	VBROADCASTSS ao(R11)(R10*1), Z27; \
+	FMA512(Z27, Z14, Z15); \
+	VBROADCASTSS ao(R12), Z28; \
+	FMA512(Z28, Z16, Z17); \
+	VBROADCASTSS ao(R12)(R9*1), Z29; \
+	FMA512(Z29, Z18, Z19); \
+	VBROADCASTSS ao(R12)(R9*2), Z30; \
+	FMA512(Z30, Z20, Z21); \
+	VBROADCASTSS ao(R12)(R10*1), Z31; \
+	FMA512(Z31, Z22, Z23)
+
+// func kernel12x32d(k int, a *float32, lda int, b, c *float32, ldc int, alpha, beta float32)
+TEXT ·kernel12x32d(SB), NOSPLIT, $0-56
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ lda+16(FP), R9
+	SHLQ $2, R9
+	LEAQ (R9)(R9*2), R10
+	LEAQ (AX)(R9*4), R11
+	LEAQ (R11)(R9*4), R12
+	MOVQ b+24(FP), BX
+	MOVQ c+32(FP), DI
+	MOVQ ldc+40(FP), SI
+	SHLQ $2, SI
+
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+
+loop4_d:
+	CMPQ CX, $4
+	JLT  tail_d
+	PREFETCHT0 1024(BX)
+	STEPD512(0, 0)
+	PREFETCHT0 1088(BX)
+	STEPD512(4, 128)
+	PREFETCHT0 1152(BX)
+	STEPD512(8, 256)
+	PREFETCHT0 1216(BX)
+	STEPD512(12, 384)
+	ADDQ $16, AX
+	ADDQ $16, R11
+	ADDQ $16, R12
+	ADDQ $512, BX
+	SUBQ $4, CX
+	JMP  loop4_d
+
+tail_d:
+	TESTQ CX, CX
+	JZ    store_d
+	STEPD512(0, 0)
+	ADDQ  $4, AX
+	ADDQ  $4, R11
+	ADDQ  $4, R12
+	ADDQ  $128, BX
+	DECQ  CX
+	JMP   tail_d
+
+store_d:
+	VBROADCASTSS alpha+48(FP), Z30
+	MOVL         beta+52(FP), DX
+	ANDL         $0x7fffffff, DX // beta = ±0: do not read C
+	JZ           nobeta_d
+	VBROADCASTSS beta+52(FP), Z31
+	STOREBETA512(Z0, Z1)
+	STOREBETA512(Z2, Z3)
+	STOREBETA512(Z4, Z5)
+	STOREBETA512(Z6, Z7)
+	STOREBETA512(Z8, Z9)
+	STOREBETA512(Z10, Z11)
+	STOREBETA512(Z12, Z13)
+	STOREBETA512(Z14, Z15)
+	STOREBETA512(Z16, Z17)
+	STOREBETA512(Z18, Z19)
+	STOREBETA512(Z20, Z21)
+	STOREBETA512(Z22, Z23)
+	VZEROUPPER
+	RET
+
+nobeta_d:
+	STORE512(Z0, Z1)
+	STORE512(Z2, Z3)
+	STORE512(Z4, Z5)
+	STORE512(Z6, Z7)
+	STORE512(Z8, Z9)
+	STORE512(Z10, Z11)
+	STORE512(Z12, Z13)
+	STORE512(Z14, Z15)
+	STORE512(Z16, Z17)
+	STORE512(Z18, Z19)
+	STORE512(Z20, Z21)
+	STORE512(Z22, Z23)
+	VZEROUPPER
+	RET
