@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gtformer/gtformer/tensor"
+	"github.com/gtformer/gtformer/topicfit"
 )
 
 // capSteps returns the steps of an epoch over trainLinks training links
@@ -26,12 +27,13 @@ func (o *Options) capSteps(trainLinks int) int {
 
 // probeSteps is how many batches planBudget times: enough to average over
 // batches of different documents, few enough to cost a second or two.
-const probeSteps = 8
+const probeSteps = 16
 
 // planBudget sets StepsPerEpoch so that the whole run, begun at began,
 // ends within Opt.Budget. It times the cache refresh of the rows that
-// epoch 1's first probeSteps batches read and those batches' forward and
-// backward passes (no weight changes), and the embedding of the
+// epoch 1's first probeSteps batches read, those batches as whole steps
+// (the weights, the optimiser and the tree put back after), and the
+// embedding of the
 // validation sample; then it finds the most steps per epoch whose epochs
 // (steps, the refresh of the distinct rows they read, validation and
 // growth) and the phases after training (final embedding and evaluation,
@@ -42,7 +44,10 @@ func (t *Trainer) planBudget(began time.Time) error {
 	m := t.Model
 	nbrTable := t.sampler.Resample(0)
 	k := t.sampler.K()
-	links := t.H.TrainLinks
+	// Epoch 1's first links: a shuffle draws hubs' links as often as
+	// training does (their masking and features cost more than the
+	// sorted list's first documents would).
+	links := shuffledLinks(t.H.TrainLinks, t.Opt.Seed, 0)
 	if n := probeSteps * t.Opt.BatchLinks; len(links) > n {
 		links = links[:n]
 	}
@@ -54,23 +59,31 @@ func (t *Trainer) planBudget(began time.Time) error {
 		m.RefreshNeighbors(t.cache, t.In, read, t.trainNeighbors, t.Opt.MaxNbrs, t.Opt.EmbedBatch)
 	}
 	perRow := time.Since(t0).Seconds() / float64(max(rows, 1))
-	t0 = time.Now()
+	// Whole steps, optimiser and tracking included, on a snapshot that
+	// is put back afterwards (as an epoch's roll-back does).
+	start := t.snapshot()
+	params := m.Params()
 	tp := tensor.NewTape()
 	steps := 0
+	t0 = time.Now()
 	for lo := 0; lo < len(links); lo += t.Opt.BatchLinks {
 		b := t.batch(links[lo:min(lo+t.Opt.BatchLinks, len(links))], nbrTable, k)
 		tp.Reset()
-		loss, _, err := m.Loss(tp, t.In, b, t.cache)
+		loss, parts, err := m.Loss(tp, t.In, b, t.cache)
 		if err != nil {
 			return err
 		}
 		tp.Backward(loss)
+		t.adam.ClipGradNorm(t.clip())
+		t.adam.Step(0)
+		topicfit.Track(m, parts.Out.Points, parts.Out.Z)
+		for _, p := range params {
+			p.ZeroGrad()
+		}
 		steps++
 	}
-	for _, p := range m.Params() {
-		p.ZeroGrad()
-	}
 	perStep := time.Since(t0).Seconds() / float64(steps)
+	t.restore(start)
 
 	t0 = time.Now()
 	docs := slices.Concat(t.vs.Train, t.vs.Test)
