@@ -162,8 +162,15 @@ func Run(sp Spec) (*Result, error) {
 		src = sp.Dataset
 	}
 	g, s := sp.Graph, sp.Split
-	fmt.Fprintf(log, "training on %s: %d documents, %d training links (%d validation documents and their links held out), %s BLAS: %s\n",
-		src, g.NumDocs(), len(tr.H.TrainLinks), len(s.Valid), tensor.BLASName(), tensor.BLASSource())
+	epoch := "epochs of one pass"
+	switch {
+	case tr.Opt.StepsPerEpoch > 0:
+		epoch = fmt.Sprintf("epochs of %d steps", tr.Opt.StepsPerEpoch)
+	case tr.Opt.Budget > 0:
+		epoch = "epochs as long as --budget allows"
+	}
+	fmt.Fprintf(log, "training on %s: %d documents, %d training links (%d validation documents and their links held out), %s, %s BLAS: %s\n",
+		src, g.NumDocs(), len(tr.H.TrainLinks), len(s.Valid), epoch, tensor.BLASName(), tensor.BLASSource())
 	began := time.Now()
 	stop := func() {}
 	if sp.Watch != nil {
