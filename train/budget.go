@@ -1,13 +1,13 @@
 package train
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"time"
 
 	"github.com/gtformer/gtformer/tensor"
-	"github.com/gtformer/gtformer/topicfit"
 )
 
 // capSteps returns the steps of an epoch over trainLinks training links
@@ -33,8 +33,7 @@ const probeSteps = 16
 // ends within Opt.Budget. It times the cache refresh of the rows that
 // epoch 1's first probeSteps batches read, those batches as whole steps
 // (the weights, the optimiser and the tree put back after), and the
-// embedding of the
-// validation sample; then it finds the most steps per epoch whose epochs
+// embedding of the validation sample; then it finds the most steps per epoch whose epochs
 // (steps, the refresh of the distinct rows they read, validation and
 // growth) and the phases after training (final embedding and evaluation,
 // estimated from the validation embedding's rate per document: about 1.6
@@ -47,7 +46,7 @@ func (t *Trainer) planBudget(began time.Time) error {
 	// Epoch 1's first links: a shuffle draws hubs' links as often as
 	// training does (their masking and features cost more than the
 	// sorted list's first documents would).
-	links := shuffledLinks(t.H.TrainLinks, t.Opt.Seed, 0)
+	links := t.epochLinks(0)
 	if n := probeSteps * t.Opt.BatchLinks; len(links) > n {
 		links = links[:n]
 	}
@@ -62,23 +61,17 @@ func (t *Trainer) planBudget(began time.Time) error {
 	// Whole steps, optimiser and tracking included, on a snapshot that
 	// is put back afterwards (as an epoch's roll-back does).
 	start := t.snapshot()
-	params := m.Params()
 	tp := tensor.NewTape()
 	steps := 0
 	t0 = time.Now()
 	for lo := 0; lo < len(links); lo += t.Opt.BatchLinks {
-		b := t.batch(links[lo:min(lo+t.Opt.BatchLinks, len(links))], nbrTable, k)
 		tp.Reset()
-		loss, parts, err := m.Loss(tp, t.In, b, t.cache)
-		if err != nil {
+		// A non-finite step is timed like any other: the epoch meets it
+		// again and rolls back as it would without the probe.
+		var nf *nonFinite
+		if _, err := t.step(tp, t.batch(links[lo:min(lo+t.Opt.BatchLinks, len(links))], nbrTable, k), 0); err != nil && !errors.As(err, &nf) {
+			t.restore(start)
 			return err
-		}
-		tp.Backward(loss)
-		t.adam.ClipGradNorm(t.clip())
-		t.adam.Step(0)
-		topicfit.Track(m, parts.Out.Points, parts.Out.Z)
-		for _, p := range params {
-			p.ZeroGrad()
 		}
 		steps++
 	}

@@ -423,7 +423,6 @@ func (t *Trainer) epoch() (*EpochLog, error) {
 	}
 	sched := t.schedule()
 	tp := tensor.NewTape()
-	params := m.Params()
 	rec := &EpochLog{Epoch: e + 1}
 	var docs int
 	first := t.resumeInEpoch(rec, &docs, &began)
@@ -439,28 +438,9 @@ func (t *Trainer) epoch() (*EpochLog, error) {
 		if t.onBatch != nil {
 			t.onBatch(b)
 		}
-		loss, parts, err := m.Loss(tp, t.In, b, t.cache)
+		parts, err := t.step(tp, b, sched.At(t.State.Step)*t.State.LRScale)
 		if err != nil {
 			return nil, err
-		}
-		names, vals := parts.Names()
-		for i, v := range vals {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, &nonFinite{step: t.State.Step + 1, part: names[i] + " loss", val: v}
-			}
-		}
-		tp.Backward(loss)
-		norm := t.adam.ClipGradNorm(t.clip())
-		if math.IsNaN(norm) || math.IsInf(norm, 0) {
-			for _, p := range params {
-				p.ZeroGrad()
-			}
-			return nil, &nonFinite{step: t.State.Step + 1, part: "gradient norm", val: norm}
-		}
-		t.adam.Step(sched.At(t.State.Step) * t.State.LRScale)
-		topicfit.Track(m, parts.Out.Points, parts.Out.Z)
-		for _, p := range params {
-			p.ZeroGrad()
 		}
 		t.State.Step++
 		rec.Graph += parts.Graph
@@ -502,6 +482,37 @@ func (t *Trainer) epoch() (*EpochLog, error) {
 	rec.Seconds = time.Since(began).Seconds()
 	rec.DocsPerSec = float64(docs) / rec.Seconds
 	return rec, nil
+}
+
+// step takes one optimiser step on batch b at learning rate lr: the loss,
+// its gradient (clipped), the update, σ's tracking, and the gradients
+// cleared. A non-finite loss part or gradient norm is a *nonFinite error,
+// with nothing updated.
+func (t *Trainer) step(tp *tensor.Tape, b *model.Batch, lr float64) (model.Parts, error) {
+	m := t.Model
+	loss, parts, err := m.Loss(tp, t.In, b, t.cache)
+	if err != nil {
+		return parts, err
+	}
+	names, vals := parts.Names()
+	for i, v := range vals {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return parts, &nonFinite{step: t.State.Step + 1, part: names[i] + " loss", val: v}
+		}
+	}
+	tp.Backward(loss)
+	norm := t.adam.ClipGradNorm(t.clip())
+	if !math.IsNaN(norm) && !math.IsInf(norm, 0) {
+		t.adam.Step(lr)
+		topicfit.Track(m, parts.Out.Points, parts.Out.Z)
+	}
+	for _, p := range m.Params() {
+		p.ZeroGrad()
+	}
+	if math.IsNaN(norm) || math.IsInf(norm, 0) {
+		return parts, &nonFinite{step: t.State.Step + 1, part: "gradient norm", val: norm}
+	}
+	return parts, nil
 }
 
 func (t *Trainer) clip() float64 {
