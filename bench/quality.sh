@@ -21,9 +21,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/go/bin"
-WORK=${WORK:-$(mktemp -d -t gtformer-quality.XXXXXX)}
-mkdir -p "$WORK"
-echo "work directory: $WORK" >&2
+. bench/lib.sh
+bench_work quality
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(10000 100000 445000)
 for tool in /usr/bin/time python3; do
@@ -32,15 +31,10 @@ for tool in /usr/bin/time python3; do
     exit 1
   fi
 done
-bin=${GTFORMER:-}
-if [ -z "$bin" ]; then
-  bin="$WORK/gtformer"
-  go build -o "$bin" ./cmd/gtformer
-fi
-echo "build: $(git rev-parse --short HEAD 2>/dev/null || echo unknown), $(go version | cut -d' ' -f3)" >&2
+bench_bin
 
 for n in "${sizes[@]}"; do
-  links=$(( (n * 1000000 + 222500) / 445000 ))
+  links=$(synth_links "$n")
   data="$WORK/synth$n"
   if ! [ -f "$data/links.txt" ]; then
     "$bin" data synth --docs "$n" --links "$links" --labels leaf --out "$data" >&2

@@ -18,9 +18,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/go/bin"
-WORK=${WORK:-$(mktemp -d -t gtformer-scale.XXXXXX)}
-mkdir -p "$WORK"
-echo "work directory: $WORK" >&2
+. bench/lib.sh
+bench_work scale
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(10000 50000 100000 445000)
 
@@ -28,15 +27,10 @@ if ! [ -x /usr/bin/time ]; then
   echo "scale.sh: /usr/bin/time is missing (apt-get install time)" >&2
   exit 1
 fi
-bin=${GTFORMER:-}
-if [ -z "$bin" ]; then
-  bin="$WORK/gtformer"
-  go build -o "$bin" ./cmd/gtformer
-fi
-echo "build: $(git rev-parse --short HEAD 2>/dev/null || echo unknown), $(go version | cut -d' ' -f3), BLAS from the run log below" >&2
+bench_bin "BLAS from the run log below"
 
 for n in "${sizes[@]}"; do
-  links=$(( (n * 1000000 + 222500) / 445000 ))
+  links=$(synth_links "$n")
   data="$WORK/synth$n"
   if ! [ -f "$data/links.txt" ]; then
     "$bin" data synth --docs "$n" --links "$links" --out "$data" >&2
