@@ -46,6 +46,11 @@ type Kernel struct {
 	// place (callDirect), so that only a task's last, partial panel is
 	// packed; false: every panel is packed.
 	direct bool
+	// strided: the kernel can read its operands at any stride
+	// (callStrided), so that the full panels of a transposed A and of an
+	// untransposed B are read in place, unpacked (both are runs of
+	// contiguous values per k step).
+	strided bool
 }
 
 // Name is the kernel's name as the tensor package reports it: "go-avx512"
@@ -73,31 +78,39 @@ func (kn *Kernel) Sgemm(par Parallel, workers int, tA, tB bool, m, n, k int, alp
 		workers = 1
 	}
 	pr := getProduct()
-	*pr = product{kn: kn, tA: tA, tB: tB, m: m, n: n, k: k, alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc,
-		grid: kn.plan(m, n, workers), packFn: pr.packFn, computeFn: pr.computeFn}
-	pb := getBuf(&bBufs, kn.kc*min(roundUp(n, kn.nr), kn.nc))
-	for jc := 0; jc < n; jc += kn.nc {
-		pr.jc, pr.nc = jc, min(kn.nc, n-jc)
-		pr.panels = (pr.nc + kn.nr - 1) / kn.nr
-		pr.perSplit = (pr.panels + pr.nSplit - 1) / pr.nSplit
-		for pc := 0; pc < k; pc += kn.kc {
-			pr.pc, pr.kc = pc, min(kn.kc, k-pc)
-			pr.beta = beta
-			if pc > 0 {
-				pr.beta = 1 // later k blocks add to what the first wrote
-			}
-			pr.bp = pb.f[:pr.panels*pr.kc*kn.nr]
-			tasks := pr.mTasks * pr.nSplit
-			if workers > 1 {
-				par(pr.panels, 2*pr.kc*kn.nr, pr.packFn)
-				par(tasks, 2*pr.mc*pr.kc*pr.perSplit*kn.nr, pr.computeFn)
-			} else {
-				pr.pack(0, pr.panels)
-				pr.compute(0, tasks)
+	*pr = product{kn: kn, tA: tA, tB: tB, m: m, n: n, k: k, alpha: alpha, beta0: beta, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc,
+		grid: kn.plan(m, n, workers), packFn: pr.packFn, computeFn: pr.computeFn, deepFn: pr.deepFn,
+		serial: workers == 1, own: pr.own}
+	if workers > 1 && kn.deep(m, n, k) {
+		// Few tiles over many k blocks: each task runs every block of
+		// its tiles itself, one parallel call in all.
+		pr.grid = kn.deepPlan(m, n, workers)
+		par(pr.mTasks*pr.nSplit, 2*m*n*k/(pr.mTasks*pr.nSplit), pr.deepFn)
+	} else {
+		pb := pr.buf(&bBufs, 0, kn.kc*min(roundUp(n, kn.nr), kn.nc))
+		for jc := 0; jc < n; jc += kn.nc {
+			pr.jc, pr.nc = jc, min(kn.nc, n-jc)
+			pr.panels = (pr.nc + kn.nr - 1) / kn.nr
+			pr.perSplit = (pr.panels + pr.nSplit - 1) / pr.nSplit
+			for pc := 0; pc < k; pc += kn.kc {
+				pr.pc, pr.kc = pc, min(kn.kc, k-pc)
+				pr.beta = beta
+				if pc > 0 {
+					pr.beta = 1 // later k blocks add to what the first wrote
+				}
+				pr.bp = pb.f[:pr.panels*pr.kc*kn.nr]
+				tasks := pr.mTasks * pr.nSplit
+				if workers > 1 {
+					par(pr.panels, 2*pr.kc*kn.nr, pr.packFn)
+					par(tasks, 2*pr.mc*pr.kc*pr.perSplit*kn.nr, pr.computeFn)
+				} else {
+					pr.pack(0, pr.panels)
+					pr.compute(0, tasks)
+				}
 			}
 		}
+		pr.putBuf(&bBufs, pb)
 	}
-	bBufs.put(pb)
 	pr.a, pr.b, pr.c, pr.bp = nil, nil, nil, nil // do not keep the caller's matrices alive
 	products.put(pr)
 }
@@ -106,17 +119,52 @@ func (kn *Kernel) Sgemm(par Parallel, workers int, tA, tB bool, m, n, k int, alp
 // (products), with its pack and compute methods bound once, so that handing
 // them to Parallel allocates nothing.
 type product struct {
-	kn                *Kernel
-	tA, tB            bool
-	m, n, k           int
-	alpha, beta       float32 // beta: the current k block's (1 after the first)
-	a, b, c           []float32
-	lda, ldb, ldc     int
-	grid                        // the task grid
-	jc, nc, pc, kc    int       // the current block: columns jc…jc+nc, k steps pc…pc+kc
-	panels, perSplit  int       // B panels in the block, and per task
-	bp                []float32 // the block's packed B
-	packFn, computeFn func(lo, hi int)
+	kn            *Kernel
+	tA, tB        bool
+	m, n, k       int
+	alpha         float32
+	beta0         float32 // the caller's beta (the first k block's)
+	a, b, c       []float32
+	lda, ldb, ldc int
+	grid              // the task grid
+	block             // the current block of the shared schedule
+	panels        int // B panels in the current column block
+	perSplit      int // B panels per task
+	packFn        func(lo, hi int)
+	computeFn     func(lo, hi int)
+	deepFn        func(lo, hi int)
+	// serial: the product runs on the calling goroutine alone, and takes
+	// its packing space from own (B, then A), which stays with the product
+	// from call to call, rather than from the shared lists: a small
+	// product (an attention head's) then takes one lock, not three.
+	serial bool
+	own    [2]buf
+}
+
+// buf returns packing space for n floats: the product's own buffer i
+// (0: B, 1: A) when it runs serially, else one from l.
+func (pr *product) buf(l *freeList[buf], i, n int) *buf {
+	if pr.serial {
+		b := &pr.own[i]
+		b.grow(n)
+		return b
+	}
+	return getBuf(l, n)
+}
+
+// putBuf returns b, which pr.buf gave, to l unless the product owns it.
+func (pr *product) putBuf(l *freeList[buf], b *buf) {
+	if !pr.serial {
+		l.put(b)
+	}
+}
+
+// block is one k block of one column block: what a task's tiles read.
+type block struct {
+	jc, nc, pc, kc int       // columns jc…jc+nc, k steps pc…pc+kc
+	beta           float32   // 1 after the first k block: later blocks add to what it wrote
+	bp             []float32 // packed B: panel jp at bp[(jp−p0)·kc·nr:]
+	p0             int       // the first panel bp holds
 }
 
 var products freeList[product]
@@ -125,18 +173,27 @@ var products freeList[product]
 func getProduct() *product {
 	pr := products.get()
 	if pr.packFn == nil {
-		pr.packFn, pr.computeFn = pr.pack, pr.compute
+		pr.packFn, pr.computeFn, pr.deepFn = pr.pack, pr.compute, pr.deepTasks
 	}
 	return pr
 }
 
 // pack packs B panels [lo,hi) of the current block.
 func (pr *product) pack(lo, hi int) {
-	nr, kc := pr.kn.nr, pr.kc
 	for jp := lo; jp < hi; jp++ {
-		j := jp * nr
-		packB(pr.bp[jp*kc*nr:(jp+1)*kc*nr], pr.b, pr.ldb, pr.tB, pr.pc, kc, pr.jc+j, min(nr, pr.nc-j), nr)
+		pr.packPanel(&pr.block, jp)
 	}
+}
+
+// packPanel packs panel jp of blk into its place in blk.bp, unless the
+// tasks read it in place (inPlaceB).
+func (pr *product) packPanel(blk *block, jp int) {
+	nr, kc := pr.kn.nr, blk.kc
+	j := jp * nr
+	if pr.inPlaceB() && j+nr <= blk.nc {
+		return
+	}
+	packB(blk.bp[(jp-blk.p0)*kc*nr:(jp-blk.p0+1)*kc*nr], pr.b, pr.ldb, pr.tB, blk.pc, kc, blk.jc+j, min(nr, blk.nc-j), nr)
 }
 
 // compute runs tasks [lo,hi) of the current block: task t covers row block
@@ -145,7 +202,7 @@ func (pr *product) compute(lo, hi int) {
 	for t := lo; t < hi; t++ {
 		i0 := (t / pr.nSplit) * pr.mc
 		p0 := (t % pr.nSplit) * pr.perSplit
-		pr.task(i0, min(i0+pr.mc, pr.m), p0, min(p0+pr.perSplit, pr.panels))
+		pr.task(&pr.block, i0, min(i0+pr.mc, pr.m), p0, min(p0+pr.perSplit, pr.panels))
 	}
 }
 
@@ -170,23 +227,103 @@ func (kn *Kernel) plan(m, n, workers int) grid {
 	return g
 }
 
-// task computes rows [i0,i1) of C against B panels [p0,p1) of the current
-// block.
-func (pr *product) task(i0, i1, p0, p1 int) {
-	kn, kc, c, ldc, beta := pr.kn, pr.kc, pr.c, pr.ldc, pr.beta
+// deep reports whether a product takes the deep schedule: one column
+// block, few tiles and many k blocks (a weight gradient, Xᵀ·dY over
+// thousands of rows). The shared schedule would pack B and run the tiles
+// in two parallel calls per k block, each too small to pay for starting
+// and joining the workers; the deep one gives each task whole tiles over
+// every k block. The arithmetic of an element is the same either way.
+func (kn *Kernel) deep(m, n, k int) bool {
+	return n <= kn.nc && k >= deepMinK*kn.kc && m*n <= deepMaxArea
+}
+
+// The deep schedule's bounds: at least deepMinK k blocks, and C small
+// enough (deepMaxArea elements) that the tiles come in few tasks.
+const (
+	deepMinK    = 4
+	deepMaxArea = 512 * 512
+)
+
+// deepPlan splits C into deepTasksPer tasks per worker along its longer
+// side. Each task packs what it reads itself, so splitting the rows packs
+// B again for every row block, and splitting the columns packs A again:
+// splitting the longer side repacks the smaller operand.
+func (kn *Kernel) deepPlan(m, n, workers int) grid {
+	want := deepTasksPer * workers
+	if n > m {
+		panels := (n + kn.nr - 1) / kn.nr
+		return grid{mc: roundUp(m, kn.mr), mTasks: 1, nSplit: max(1, min(panels, want))}
+	}
+	g := grid{mc: roundUp((m+want-1)/want, kn.mr), nSplit: 1}
+	g.mTasks = (m + g.mc - 1) / g.mc
+	return g
+}
+
+// deepTasksPer is how many deep tasks each worker gets.
+const deepTasksPer = 1
+
+// deepTasks runs deep tasks [lo,hi): task t covers row block t/nSplit
+// against its range of the panels, over every k block, packing those
+// panels into a buffer of its own.
+func (pr *product) deepTasks(lo, hi int) {
+	kn := pr.kn
+	panels := (pr.n + kn.nr - 1) / kn.nr
+	per := (panels + pr.nSplit - 1) / pr.nSplit
+	for t := lo; t < hi; t++ {
+		i0 := (t / pr.nSplit) * pr.mc
+		p0 := (t % pr.nSplit) * per
+		p1 := min(p0+per, panels)
+		if i0 >= pr.m || p0 >= p1 {
+			continue
+		}
+		pb := getBuf(&bBufs, kn.kc*(p1-p0)*kn.nr)
+		blk := block{jc: 0, nc: pr.n, p0: p0}
+		for pc := 0; pc < pr.k; pc += kn.kc {
+			blk.pc, blk.kc = pc, min(kn.kc, pr.k-pc)
+			blk.beta = pr.beta0
+			if pc > 0 {
+				blk.beta = 1
+			}
+			blk.bp = pb.f[:(p1-p0)*blk.kc*kn.nr]
+			for jp := p0; jp < p1; jp++ {
+				pr.packPanel(&blk, jp)
+			}
+			pr.task(&blk, i0, min(i0+pr.mc, pr.m), p0, p1)
+		}
+		bBufs.put(pb)
+	}
+}
+
+// inPlaceA reports whether the full panels of A are read where they are,
+// untransposed by kernel12x32d or transposed by the strided kernel, when
+// their rows do not all fall into one set of the L1 cache (rows 4 KiB
+// apart would evict each other).
+func (pr *product) inPlaceA() bool {
+	return pr.lda%1024 != 0 && (pr.kn.direct && !pr.tA || pr.kn.strided && pr.tA)
+}
+
+// inPlaceB reports whether the full panels of B are read where they are:
+// by the strided kernel, for an untransposed B in a product that takes
+// that kernel (a transposed A).
+func (pr *product) inPlaceB() bool {
+	return pr.kn.strided && pr.tA && !pr.tB && pr.ldb%1024 != 0
+}
+
+// task computes rows [i0,i1) of C against B panels [p0,p1) of blk.
+func (pr *product) task(blk *block, i0, i1, p0, p1 int) {
+	kn, kc, c, ldc, beta := pr.kn, blk.kc, pr.c, pr.ldc, blk.beta
 	mr, nr := kn.mr, kn.nr
-	// Rows of A read in place: full panels of an untransposed A whose
-	// rows do not all fall into one set of the L1 cache (rows 4 KiB
-	// apart would evict each other).
-	direct := 0
-	if kn.direct && !pr.tA && pr.lda%1024 != 0 {
+	direct := 0 // rows of A read in place: its full panels
+	if pr.inPlaceA() {
 		direct = (i1 - i0) / mr * mr
 	}
+	strided := kn.strided && pr.tA
+	inB := pr.inPlaceB()
 	size := roundUp(i1-i0-direct, mr) * kc
-	pa := getBuf(&aBufs, size+maxTile)
+	pa := pr.buf(&aBufs, 1, size+maxTile)
 	ap, tile := pa.f[:size], pa.f[size:size+maxTile]
 	if size > 0 {
-		packA(ap, pr.a, pr.lda, pr.tA, i0+direct, i1-i0-direct, pr.pc, kc, mr)
+		packA(ap, pr.a, pr.lda, pr.tA, i0+direct, i1-i0-direct, blk.pc, kc, mr)
 	}
 	for i := i0; i < i1; i += mr {
 		rows := min(mr, i1-i)
@@ -196,40 +333,52 @@ func (pr *product) task(i0, i1, p0, p1 int) {
 		}
 		for jp := p0; jp < p1; jp++ {
 			j := jp * nr
-			cols := min(nr, pr.nc-j)
-			bpan := pr.bp[jp*kc*nr : (jp+1)*kc*nr]
-			if rows == mr && cols == nr {
-				// In bounds: CheckArgs made sure C holds m rows of n
-				// (and A m rows of k).
-				if apan == nil {
-					kn.callDirect(kc, &pr.a[i*pr.lda+pr.pc], pr.lda, &bpan[0], &c[i*ldc+pr.jc+j], ldc, pr.alpha, beta)
-					continue
-				}
-				kn.call(kc, &apan[0], &bpan[0], &c[i*ldc+pr.jc+j], ldc, pr.alpha, beta)
-				continue
-			}
-			// An edge tile: the kernel works on a copy of the part inside
-			// C, so that every element goes through the same arithmetic as
-			// in a full tile (a row's result does not depend on where the
-			// row sits in A, nor on how many rows A has).
-			if beta != 0 {
+			cols := min(nr, blk.nc-j)
+			full := rows == mr && cols == nr
+			// The tile's rows of C, or for an edge tile a copy of the part
+			// inside C, so that every element goes through the same
+			// arithmetic as in a full tile (a row's result does not depend
+			// on where the row sits in A, nor on how many rows A has).
+			cp, cld := &tile[0], nr
+			if full {
+				// In bounds: CheckArgs made sure C holds m rows of n (and
+				// A m rows of k).
+				cp, cld = &c[i*ldc+blk.jc+j], ldc
+			} else if beta != 0 {
 				for r := range rows {
-					o := (i+r)*ldc + pr.jc + j
+					o := (i+r)*ldc + blk.jc + j
 					copy(tile[r*nr:r*nr+cols], c[o:o+cols])
 				}
 			}
-			if apan == nil {
-				kn.callDirect(kc, &pr.a[i*pr.lda+pr.pc], pr.lda, &bpan[0], &tile[0], nr, pr.alpha, beta)
-			} else {
-				kn.call(kc, &apan[0], &bpan[0], &tile[0], nr, pr.alpha, beta)
+			switch {
+			case strided:
+				var a, b *float32
+				sa, sb := mr, nr // packed panels
+				if apan != nil {
+					a = &apan[0]
+				} else {
+					a, sa = &pr.a[blk.pc*pr.lda+i], pr.lda // op(A)[i+r][p] at a[p·lda + r]
+				}
+				if inB && cols == nr {
+					b, sb = &pr.b[blk.pc*pr.ldb+blk.jc+j], pr.ldb // op(B)[p][j+q] at b[p·ldb + q]
+				} else {
+					b = &blk.bp[(jp-blk.p0)*kc*nr]
+				}
+				kn.callStrided(kc, a, sa, b, sb, cp, cld, pr.alpha, beta)
+			case apan == nil:
+				kn.callDirect(kc, &pr.a[i*pr.lda+blk.pc], pr.lda, &blk.bp[(jp-blk.p0)*kc*nr], cp, cld, pr.alpha, beta)
+			default:
+				kn.call(kc, &apan[0], &blk.bp[(jp-blk.p0)*kc*nr], cp, cld, pr.alpha, beta)
 			}
-			for r := range rows {
-				o := (i+r)*ldc + pr.jc + j
-				copy(c[o:o+cols], tile[r*nr:r*nr+cols])
+			if !full {
+				for r := range rows {
+					o := (i+r)*ldc + blk.jc + j
+					copy(c[o:o+cols], tile[r*nr:r*nr+cols])
+				}
 			}
 		}
 	}
-	aBufs.put(pa)
+	pr.putBuf(&aBufs, pa)
 }
 
 // maxTile bounds mr·nr over the kernels (12·32).
@@ -426,10 +575,15 @@ func (l *freeList[T]) put(x *T) {
 // getBuf returns a buffer from l with room for n floats.
 func getBuf(l *freeList[buf], n int) *buf {
 	b := l.get()
+	b.grow(n)
+	return b
+}
+
+// grow makes room for n floats in b, 64-byte aligned.
+func (b *buf) grow(n int) {
 	if len(b.f) < n {
 		b.raw = make([]float32, n+16)
 		off := int((64 - uintptr(unsafe.Pointer(&b.raw[0]))%64) % 64 / 4)
 		b.f = b.raw[off : off+n]
 	}
-	return b
 }

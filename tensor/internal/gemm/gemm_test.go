@@ -138,6 +138,7 @@ func TestSgemmShapes(t *testing.T) {
 		{1, 1, 1}, {1, 33, 7}, {13, 1, 5}, {12, 32, 1}, {6, 16, 4}, {11, 31, 3},
 		{13, 33, 257}, {25, 70, 513}, {97, 65, 300}, {130, 550, 40}, // 550 > nc: two column blocks
 		{2, 1000, 30}, {300, 2, 260},
+		{37, 100, 1030}, {130, 200, 1300}, {5, 512, 1500}, // deep: many k blocks, few tiles
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, kn := range kernels(t) {
@@ -212,6 +213,39 @@ func TestSgemmDirectMatchesPacked(t *testing.T) {
 				for i := range want {
 					if math.Float32bits(want[i]) != math.Float32bits(got[i]) {
 						t.Fatalf("%s %+v tB=%v: C[%d] = %v in place, %v packed", kn.name, s, tB, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSgemmStridedMatchesPacked: a kernel reading the full panels of a
+// transposed A and of an untransposed B in place, at their strides, gives
+// the bits of the same kernel on packed panels, for edge rows and columns,
+// several k blocks (the deep schedule too), every beta, and strides of
+// 1024 floats (which take the packed path).
+func TestSgemmStridedMatchesPacked(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for _, kn := range kernels(t) {
+		if !kn.strided {
+			continue
+		}
+		packed := *kn
+		packed.strided = false
+		for si, s := range []struct{ m, n, k, padA, padB int }{
+			{12, 32, 1, 0, 0}, {24, 64, 7, 3, 1}, {37, 45, 300, 5, 0}, {97, 130, 513, 0, 2},
+			{130, 550, 40, 1, 0}, {30, 33, 70, 1024 - 30, 1024 - 33}, {128, 128, 1100, 0, 0}, {20, 300, 1500, 2, 3},
+		} {
+			for ti, tB := range []bool{false, true} {
+				ab := alphaBetas[(si+ti)%len(alphaBetas)]
+				p := newProblem(rng, true, tB, s.m, s.n, s.k, s.padA, s.padB, 1, ab[0], ab[1])
+				for _, par := range []Parallel{nil, goPar} {
+					want, got := p.run(&packed, par), p.run(kn, par)
+					for i := range want {
+						if math.Float32bits(want[i]) != math.Float32bits(got[i]) {
+							t.Fatalf("%s %+v tB=%v: C[%d] = %v in place, %v packed", kn.name, s, tB, i, got[i], want[i])
+						}
 					}
 				}
 			}
@@ -391,6 +425,34 @@ func BenchmarkSgemm(b *testing.B) {
 					b.ReportMetric(2*float64(n*n*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 				})
 			}
+		}
+	}
+}
+
+// BenchmarkSgemmLayer measures the products of a training step's linear
+// map of width 128 → 512 over 3,840 rows (64 documents of 60 tokens):
+// forward X·W, input gradient dY·Wᵀ and weight gradient Xᵀ·dY (thousands
+// of k steps onto a small C: the deep schedule, operands read in place).
+func BenchmarkSgemmLayer(b *testing.B) {
+	const rows, in, out = 3840, 128, 512
+	for _, kn := range kernels(b) {
+		for _, s := range []struct {
+			name    string
+			tA, tB  bool
+			m, n, k int
+		}{
+			{"forward", false, false, rows, out, in},
+			{"dx", false, true, rows, in, out},
+			{"dw", true, false, in, out, rows},
+		} {
+			b.Run(kn.name+"/"+s.name, func(b *testing.B) {
+				rng := rand.New(rand.NewPCG(1, 1))
+				p := newProblem(rng, s.tA, s.tB, s.m, s.n, s.k, 0, 0, 0, 1, 1)
+				for b.Loop() {
+					kn.Sgemm(chunkPar, 2, s.tA, s.tB, s.m, s.n, s.k, 1, p.a, p.lda, p.b, p.ldb, 1, p.c, p.ldc)
+				}
+				b.ReportMetric(2*float64(s.m*s.n*s.k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			})
 		}
 	}
 }

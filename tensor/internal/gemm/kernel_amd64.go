@@ -19,6 +19,12 @@ func kernel6x16(k int, a, b, c *float32, ldc int, alpha, beta float32)
 //go:noescape
 func kernel12x32d(k int, a *float32, lda int, b, c *float32, ldc int, alpha, beta float32)
 
+// kernel12x32s is kernel12x32 reading step p's 12 values of A at a + p·lda
+// and its 32 values of B at b + p·ldb (kernel_amd64.s).
+//
+//go:noescape
+func kernel12x32s(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32)
+
 // transpose4x8 writes dst[p·ldd + r] = src[r·lds + p] for r < 4 and p < n
 // (n a multiple of 8): packing's transpose (kernel_amd64.s).
 //
@@ -61,7 +67,7 @@ func copySteps(dst []float32, step int, src []float32, lds, w, n int) {
 // Blocking: kc steps of a 12-row A panel (12 KiB at kc = 256) stay in L1
 // while the task's B panels (kc × up to nc columns, 512 KiB) stream from L2.
 var (
-	avx512 = &Kernel{name: "go-avx512", mr: 12, nr: 32, kc: 256, mc: 96, nc: 512, id: idAVX512, direct: true}
+	avx512 = &Kernel{name: "go-avx512", mr: 12, nr: 32, kc: 256, mc: 96, nc: 512, id: idAVX512, direct: true, strided: true}
 	avx2   = &Kernel{name: "go-avx2", mr: 6, nr: 16, kc: 256, mc: 96, nc: 512, id: idAVX2}
 )
 
@@ -94,6 +100,16 @@ func (kn *Kernel) callDirect(k int, a *float32, lda int, b, c *float32, ldc int,
 		panic("gemm: kernel reads no A in place")
 	}
 	kernel12x32d(k, a, lda, b, c, ldc, alpha, beta)
+}
+
+// callStrided is call with step p's mr values of A at a + p·sa and its nr
+// values of B at b + p·sb (sa = mr, sb = nr: packed panels), for a kernel
+// with strided set.
+func (kn *Kernel) callStrided(k int, a *float32, sa int, b *float32, sb int, c *float32, ldc int, alpha, beta float32) {
+	if kn.id != idAVX512 {
+		panic("gemm: kernel reads no operand at a stride")
+	}
+	kernel12x32s(k, a, sa, b, sb, c, ldc, alpha, beta)
 }
 
 // Kernels returns the kernels this CPU runs, fastest first. x/sys/cpu
