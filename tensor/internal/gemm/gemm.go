@@ -303,10 +303,9 @@ func (pr *product) inPlaceA() bool {
 }
 
 // inPlaceB reports whether the full panels of B are read where they are:
-// by the strided kernel, for an untransposed B in a product that takes
-// that kernel (a transposed A).
+// an untransposed B, by a kernel that reads it at a stride.
 func (pr *product) inPlaceB() bool {
-	return pr.kn.strided && pr.tA && !pr.tB && pr.ldb%1024 != 0
+	return pr.kn.strided && !pr.tB && pr.ldb%1024 != 0
 }
 
 // task computes rows [i0,i1) of C against B panels [p0,p1) of blk.
@@ -350,25 +349,27 @@ func (pr *product) task(blk *block, i0, i1, p0, p1 int) {
 					copy(tile[r*nr:r*nr+cols], c[o:o+cols])
 				}
 			}
+			b, sb := pr.b, nr // B's panel and its stride: packed, or in place
+			if inB && cols == nr {
+				b, sb = pr.b[blk.pc*pr.ldb+blk.jc+j:], pr.ldb // op(B)[p][j+q] at b[p·ldb + q]
+			} else {
+				b = blk.bp[(jp-blk.p0)*kc*nr:]
+			}
 			switch {
 			case strided:
-				var a, b *float32
-				sa, sb := mr, nr // packed panels
-				if apan != nil {
-					a = &apan[0]
-				} else {
-					a, sa = &pr.a[blk.pc*pr.lda+i], pr.lda // op(A)[i+r][p] at a[p·lda + r]
+				a, sa := apan, mr // packed, or in place: op(A)[i+r][p] at a[p·lda + r]
+				if apan == nil {
+					a, sa = pr.a[blk.pc*pr.lda+i:], pr.lda
 				}
-				if inB && cols == nr {
-					b, sb = &pr.b[blk.pc*pr.ldb+blk.jc+j], pr.ldb // op(B)[p][j+q] at b[p·ldb + q]
-				} else {
-					b = &blk.bp[(jp-blk.p0)*kc*nr]
-				}
-				kn.callStrided(kc, a, sa, b, sb, cp, cld, pr.alpha, beta)
+				kn.callStrided(kc, &a[0], sa, &b[0], sb, cp, cld, pr.alpha, beta)
+			case apan == nil && sb == nr:
+				kn.callDirect(kc, &pr.a[i*pr.lda+blk.pc], pr.lda, &b[0], cp, cld, pr.alpha, beta)
 			case apan == nil:
-				kn.callDirect(kc, &pr.a[i*pr.lda+blk.pc], pr.lda, &blk.bp[(jp-blk.p0)*kc*nr], cp, cld, pr.alpha, beta)
+				kn.callDirectStrided(kc, &pr.a[i*pr.lda+blk.pc], pr.lda, &b[0], sb, cp, cld, pr.alpha, beta)
+			case sb == nr:
+				kn.call(kc, &apan[0], &b[0], cp, cld, pr.alpha, beta)
 			default:
-				kn.call(kc, &apan[0], &blk.bp[(jp-blk.p0)*kc*nr], cp, cld, pr.alpha, beta)
+				kn.callStrided(kc, &apan[0], mr, &b[0], sb, cp, cld, pr.alpha, beta)
 			}
 			if !full {
 				for r := range rows {

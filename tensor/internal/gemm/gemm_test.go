@@ -220,11 +220,11 @@ func TestSgemmDirectMatchesPacked(t *testing.T) {
 	}
 }
 
-// TestSgemmStridedMatchesPacked: a kernel reading the full panels of a
-// transposed A and of an untransposed B in place, at their strides, gives
-// the bits of the same kernel on packed panels, for edge rows and columns,
-// several k blocks (the deep schedule too), every beta, and strides of
-// 1024 floats (which take the packed path).
+// TestSgemmStridedMatchesPacked: a kernel reading the full panels of A
+// (transposed or not) and of an untransposed B in place, at their strides,
+// gives the bits of the same kernel on packed panels, for edge rows and
+// columns, several k blocks (the deep schedule too), every beta, and
+// strides of 1024 floats (which take the packed path).
 func TestSgemmStridedMatchesPacked(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	for _, kn := range kernels(t) {
@@ -232,19 +232,20 @@ func TestSgemmStridedMatchesPacked(t *testing.T) {
 			continue
 		}
 		packed := *kn
-		packed.strided = false
+		packed.strided, packed.direct = false, false
 		for si, s := range []struct{ m, n, k, padA, padB int }{
 			{12, 32, 1, 0, 0}, {24, 64, 7, 3, 1}, {37, 45, 300, 5, 0}, {97, 130, 513, 0, 2},
 			{130, 550, 40, 1, 0}, {30, 33, 70, 1024 - 30, 1024 - 33}, {128, 128, 1100, 0, 0}, {20, 300, 1500, 2, 3},
 		} {
-			for ti, tB := range []bool{false, true} {
+			for ti := range 4 {
+				tA, tB := ti&1 != 0, ti&2 != 0
 				ab := alphaBetas[(si+ti)%len(alphaBetas)]
-				p := newProblem(rng, true, tB, s.m, s.n, s.k, s.padA, s.padB, 1, ab[0], ab[1])
+				p := newProblem(rng, tA, tB, s.m, s.n, s.k, s.padA, s.padB, 1, ab[0], ab[1])
 				for _, par := range []Parallel{nil, goPar} {
 					want, got := p.run(&packed, par), p.run(kn, par)
 					for i := range want {
 						if math.Float32bits(want[i]) != math.Float32bits(got[i]) {
-							t.Fatalf("%s %+v tB=%v: C[%d] = %v in place, %v packed", kn.name, s, tB, i, got[i], want[i])
+							t.Fatalf("%s %+v tA=%v tB=%v: C[%d] = %v in place, %v packed", kn.name, s, tA, tB, i, got[i], want[i])
 						}
 					}
 				}

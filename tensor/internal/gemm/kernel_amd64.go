@@ -25,6 +25,12 @@ func kernel12x32d(k int, a *float32, lda int, b, c *float32, ldc int, alpha, bet
 //go:noescape
 func kernel12x32s(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32)
 
+// kernel12x32ds is kernel12x32d reading step p's 32 values of B at
+// b + p·ldb (kernel_amd64.s).
+//
+//go:noescape
+func kernel12x32ds(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32)
+
 // transpose4x8 writes dst[p·ldd + r] = src[r·lds + p] for r < 4 and p < n
 // (n a multiple of 8): packing's transpose (kernel_amd64.s).
 //
@@ -110,6 +116,16 @@ func (kn *Kernel) callStrided(k int, a *float32, sa int, b *float32, sb int, c *
 		panic("gemm: kernel reads no operand at a stride")
 	}
 	kernel12x32s(k, a, sa, b, sb, c, ldc, alpha, beta)
+}
+
+// callDirectStrided is callDirect with step p's nr values of B at
+// b + p·sb (sb = nr: a packed panel), for a kernel with direct and
+// strided set.
+func (kn *Kernel) callDirectStrided(k int, a *float32, lda int, b *float32, sb int, c *float32, ldc int, alpha, beta float32) {
+	if kn.id != idAVX512 {
+		panic("gemm: kernel reads no operand at a stride")
+	}
+	kernel12x32ds(k, a, lda, b, sb, c, ldc, alpha, beta)
 }
 
 // Kernels returns the kernels this CPU runs, fastest first. x/sys/cpu

@@ -552,3 +552,78 @@ nobeta_s:
 	STOREALL512
 	VZEROUPPER
 	RET
+
+// kernel12x32ds is kernel12x32d with B read at a stride: step p's 32 values
+// of B at b + p·ldb (floats), so that an untransposed B is read in place,
+// unpacked (ldb = 32: a packed panel). The same broadcasts and
+// multiply-adds in the same order as kernel12x32: the results are
+// bit-identical. R8 is ldb in bytes.
+
+// func kernel12x32ds(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32)
+TEXT ·kernel12x32ds(SB), NOSPLIT, $0-64
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ lda+16(FP), R9
+	SHLQ $2, R9
+	LEAQ (R9)(R9*2), R10
+	LEAQ (AX)(R9*4), R11
+	LEAQ (R11)(R9*4), R12
+	MOVQ b+24(FP), BX
+	MOVQ ldb+32(FP), R8
+	SHLQ $2, R8
+	MOVQ c+40(FP), DI
+	MOVQ ldc+48(FP), SI
+	SHLQ $2, SI
+
+	ZERO512
+
+loop4_ds:
+	CMPQ CX, $4
+	JLT  tail_ds
+	PREFETCHT0 (BX)(R8*8)
+	PREFETCHT0 64(BX)(R8*8)
+	STEPD512(0, 0)
+	ADDQ R8, BX
+	PREFETCHT0 (BX)(R8*8)
+	PREFETCHT0 64(BX)(R8*8)
+	STEPD512(4, 0)
+	ADDQ R8, BX
+	PREFETCHT0 (BX)(R8*8)
+	PREFETCHT0 64(BX)(R8*8)
+	STEPD512(8, 0)
+	ADDQ R8, BX
+	PREFETCHT0 (BX)(R8*8)
+	PREFETCHT0 64(BX)(R8*8)
+	STEPD512(12, 0)
+	ADDQ R8, BX
+	ADDQ $16, AX
+	ADDQ $16, R11
+	ADDQ $16, R12
+	SUBQ $4, CX
+	JMP  loop4_ds
+
+tail_ds:
+	TESTQ CX, CX
+	JZ    store_ds
+	STEPD512(0, 0)
+	ADDQ  $4, AX
+	ADDQ  $4, R11
+	ADDQ  $4, R12
+	ADDQ  R8, BX
+	DECQ  CX
+	JMP   tail_ds
+
+store_ds:
+	VBROADCASTSS alpha+56(FP), Z30
+	MOVL         beta+60(FP), DX
+	ANDL         $0x7fffffff, DX // beta = ±0: do not read C
+	JZ           nobeta_ds
+	VBROADCASTSS beta+60(FP), Z31
+	STOREBETAALL512
+	VZEROUPPER
+	RET
+
+nobeta_ds:
+	STOREALL512
+	VZEROUPPER
+	RET
