@@ -186,7 +186,7 @@ func (ix *Index) Report(w io.Writer, opt ReportOptions) error {
 }
 
 // reportScripts are the page's scripts in the order index.html loads them.
-var reportScripts = []string{"facets.js", "linkmap.js", "app.js"}
+var reportScripts = []string{"facets.js", "linkmap.js", "exports.js", "app.js"}
 
 // reportMaxFields bounds the fields whose facets a report holds (one
 // answer per topic and field).
@@ -208,12 +208,14 @@ func reportPage(files fs.FS, data []byte) ([]byte, error) {
 		return nil, err
 	}
 	var js string
+	var tags []string // the script elements the inlined script replaces
 	for _, name := range reportScripts {
 		s, err := read(name)
 		if err != nil {
 			return nil, err
 		}
 		js += s
+		tags = append(tags, `<script src="assets/`+name+`"></script>`)
 	}
 	// The page's own files are ours; a closing tag inside them would end
 	// the inlined element early, a programmer error the tests catch.
@@ -226,7 +228,7 @@ func reportPage(files fs.FS, data []byte) ([]byte, error) {
 		{`<link rel="stylesheet" href="assets/style.css">`, "<style>\n" + css + "</style>"},
 		// A report takes no edits: no rename control.
 		{`<script src="assets/rename.js"></script>` + "\n", ""},
-		{`<script src="assets/facets.js"></script>` + "\n" + `<script src="assets/linkmap.js"></script>` + "\n" + `<script src="assets/app.js"></script>`,
+		{strings.Join(tags, "\n"),
 			`<script id="gtformer-data" type="application/json">` + string(data) + "</script>\n<script>\n" + js + "</script>"},
 	}
 	for _, s := range steps {

@@ -73,6 +73,19 @@
     return body;
   }
 
+  // getText answers a GET whose body is not JSON (the CSV export) as text.
+  async function getText(path) {
+    if (REPORT) return REPORT.responses[path];
+    const res = await fetch(path, { headers: apiHeaders({}) });
+    const text = await res.text();
+    if (!res.ok) {
+      let msg = text;
+      try { msg = JSON.parse(text).error || text; } catch (e) { /* not JSON: the text itself */ }
+      throw new ApiError(res.status, msg);
+    }
+    return text;
+  }
+
   async function post(path, payload, method) {
     if (REPORT) throw new ApiError(501, 'embedding new text needs the server: run gtformer serve --model DIR');
     const res = await fetch(path, { method: method || 'POST', headers: apiHeaders({ 'Content-Type': 'application/json' }), body: JSON.stringify(payload) });
@@ -545,74 +558,12 @@
     }
   }
 
-  // ---- exports ----
+  // ---- the views and exports in their own files (facets.js, linkmap.js, exports.js) ----
 
-  function download(name, blob) {
-    const a = el('a', { href: URL.createObjectURL(blob), download: name });
-    document.body.append(a);
-    a.click();
-    setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
-  }
-
-  function currentSVG() {
-    const s = document.getElementById('view-svg');
-    if (!s) return null;
-    const c = s.cloneNode(true);
-    c.setAttribute('xmlns', SVGNS);
-    const [, , w, h] = c.getAttribute('viewBox').split(' ').map(Number);
-    c.setAttribute('width', w);
-    c.setAttribute('height', h);
-    return { text: new XMLSerializer().serializeToString(c), w: w, h: h };
-  }
-
-  function exportSVG() {
-    const s = currentSVG();
-    if (s) download('gtformer-' + state.view + '.svg', new Blob([s.text], { type: 'image/svg+xml' }));
-  }
-
-  function exportPNG() {
-    const s = currentSVG();
-    if (!s) return;
-    const img = new Image();
-    const url = URL.createObjectURL(new Blob([s.text], { type: 'image/svg+xml' }));
-    img.onload = () => {
-      const scale = 2;
-      const canvas = el('canvas', { width: s.w * scale, height: s.h * scale });
-      const ctx = canvas.getContext('2d');
-      ctx.scale(scale, scale);
-      ctx.drawImage(img, 0, 0);
-      URL.revokeObjectURL(url);
-      canvas.toBlob(b => download('gtformer-' + state.view + '.png', b), 'image/png');
-    };
-    img.src = url;
-  }
-
-  async function exportTree() {
-    const tree = await get('/v1/tree');
-    download('gtformer-tree.json', new Blob([JSON.stringify(tree, null, 2)], { type: 'application/json' }));
-  }
-
-  async function exportCSV() {
-    let text;
-    if (REPORT) {
-      text = REPORT.responses['/v1/export/doc-topics.csv'];
-    } else {
-      const res = await fetch('/v1/export/doc-topics.csv', { headers: apiHeaders({}) });
-      text = await res.text();
-      if (!res.ok) {
-        let msg = text;
-        try { msg = JSON.parse(text).error || text; } catch (e) { /* not JSON: the text itself */ }
-        throw new ApiError(res.status, msg);
-      }
-    }
-    download('gtformer-doc-topics.csv', new Blob([text], { type: 'text/csv' }));
-  }
-
-  // ---- the views in their own files (facets.js, linkmap.js) ----
-
-  const api = { el, svg, get, pct, words, PALETTE, state, selectTopic, SVGNS };
+  const api = { el, svg, get, getText, pct, words, PALETTE, state, selectTopic, SVGNS };
   const facets = window.gtformerFacets ? window.gtformerFacets(api) : null;
   const links = window.gtformerLinks ? window.gtformerLinks(api) : null;
+  const exports = window.gtformerExports(api);
 
   // ---- wiring ----
 
@@ -630,10 +581,9 @@
     b.addEventListener('click', () => { state.view = b.dataset.view; drawView(); });
   }
   const guard = (f) => () => Promise.resolve(f()).catch(err => setStatus(err.message));
-  document.getElementById('export-svg').addEventListener('click', guard(exportSVG));
-  document.getElementById('export-png').addEventListener('click', guard(exportPNG));
-  document.getElementById('export-tree').addEventListener('click', guard(exportTree));
-  document.getElementById('export-csv').addEventListener('click', guard(exportCSV));
+  for (const kind of ['svg', 'png', 'tree', 'csv']) {
+    document.getElementById('export-' + kind).addEventListener('click', guard(exports[kind]));
+  }
 
   start();
 })();
