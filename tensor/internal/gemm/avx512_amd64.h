@@ -131,3 +131,20 @@
 	FMA512(Z30, Z20, Z21); \
 	VBROADCASTSS ao(R12)(R10*1), Z31; \
 	FMA512(Z31, Z22, Z23)
+
+// EPILOGUE512 scales the tile by alpha (at FP offset aoff), adds beta·C
+// (beta at boff) unless beta = ±0, whose C is not read, writes it and
+// returns; nobeta names the label it needs, unique per kernel.
+#define EPILOGUE512(aoff, boff, nobeta) \
+	VBROADCASTSS alpha+aoff(FP), Z30; \
+	MOVL         beta+boff(FP), DX; \
+	ANDL         $0x7fffffff, DX; \
+	JZ           nobeta; \
+	VBROADCASTSS beta+boff(FP), Z31; \
+	STOREBETAALL512; \
+	VZEROUPPER; \
+	RET; \
+nobeta: \
+	STOREALL512; \
+	VZEROUPPER; \
+	RET

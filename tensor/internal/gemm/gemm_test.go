@@ -191,51 +191,23 @@ func TestSgemmRowsIndependent(t *testing.T) {
 	}
 }
 
-// TestSgemmDirectMatchesPacked: a kernel reading full panels of an
-// untransposed A in place gives the bits of the same kernel on packed
-// panels, for edge rows and columns, several k blocks, every beta, and a
-// row stride of 1024 floats (which takes the packed path).
-func TestSgemmDirectMatchesPacked(t *testing.T) {
-	rng := rand.New(rand.NewPCG(11, 12))
-	for _, kn := range kernels(t) {
-		if !kn.direct {
-			continue
-		}
-		packed := *kn
-		packed.direct = false
-		for si, s := range []struct{ m, n, k, padA int }{
-			{12, 32, 1, 0}, {24, 64, 7, 3}, {37, 45, 300, 5}, {97, 130, 513, 0}, {130, 550, 40, 1}, {30, 33, 70, 1024 - 70},
-		} {
-			for ti, tB := range []bool{false, true} {
-				ab := alphaBetas[(si+ti)%len(alphaBetas)]
-				p := newProblem(rng, false, tB, s.m, s.n, s.k, s.padA, 2, 1, ab[0], ab[1])
-				want, got := p.run(&packed, goPar), p.run(kn, goPar)
-				for i := range want {
-					if math.Float32bits(want[i]) != math.Float32bits(got[i]) {
-						t.Fatalf("%s %+v tB=%v: C[%d] = %v in place, %v packed", kn.name, s, tB, i, got[i], want[i])
-					}
-				}
-			}
-		}
-	}
-}
-
-// TestSgemmStridedMatchesPacked: a kernel reading the full panels of A
-// (transposed or not) and of an untransposed B in place, at their strides,
-// gives the bits of the same kernel on packed panels, for edge rows and
-// columns, several k blocks (the deep schedule too), every beta, and
-// strides of 1024 floats (which take the packed path).
-func TestSgemmStridedMatchesPacked(t *testing.T) {
+// TestSgemmInPlaceMatchesPacked: a kernel reading the full panels of A
+// (its rows, or a transposed A's columns) and of an untransposed B where
+// they lie gives the bits of the same kernel on packed panels, for every
+// transpose, edge rows and columns, several k blocks (the deep schedule
+// too), every beta, serial and parallel, and strides of 1024 floats
+// (which take the packed path).
+func TestSgemmInPlaceMatchesPacked(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	for _, kn := range kernels(t) {
-		if !kn.strided {
+		if !kn.direct && !kn.strided {
 			continue
 		}
 		packed := *kn
 		packed.strided, packed.direct = false, false
 		for si, s := range []struct{ m, n, k, padA, padB int }{
-			{12, 32, 1, 0, 0}, {24, 64, 7, 3, 1}, {37, 45, 300, 5, 0}, {97, 130, 513, 0, 2},
-			{130, 550, 40, 1, 0}, {30, 33, 70, 1024 - 30, 1024 - 33}, {128, 128, 1100, 0, 0}, {20, 300, 1500, 2, 3},
+			{12, 32, 1, 0, 0}, {24, 64, 7, 3, 1}, {37, 45, 300, 5, 0}, {97, 130, 513, 0, 2}, {130, 550, 40, 1, 0},
+			{30, 33, 70, 1024 - 70, 0}, {30, 33, 70, 1024 - 30, 1024 - 33}, {128, 128, 1100, 0, 0}, {20, 300, 1500, 2, 3},
 		} {
 			for ti := range 4 {
 				tA, tB := ti&1 != 0, ti&2 != 0

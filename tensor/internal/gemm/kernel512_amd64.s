@@ -11,15 +11,20 @@
 // packed panel: the results are bit-identical. AX, R11 and R12 walk rows
 // 0, 4 and 8; R9 is lda in bytes and R10 three times that.
 
+// ROWSA512 points AX, R11 and R12 at rows 0, 4 and 8 of A (a, lda at FP
+// offsets 8 and 16 in both kernels below).
+#define ROWSA512 \
+	MOVQ a+8(FP), AX; \
+	MOVQ lda+16(FP), R9; \
+	SHLQ $2, R9; \
+	LEAQ (R9)(R9*2), R10; \
+	LEAQ (AX)(R9*4), R11; \
+	LEAQ (R11)(R9*4), R12
+
 // func kernel12x32d(k int, a *float32, lda int, b, c *float32, ldc int, alpha, beta float32)
 TEXT ·kernel12x32d(SB), NOSPLIT, $0-56
 	MOVQ k+0(FP), CX
-	MOVQ a+8(FP), AX
-	MOVQ lda+16(FP), R9
-	SHLQ $2, R9
-	LEAQ (R9)(R9*2), R10
-	LEAQ (AX)(R9*4), R11
-	LEAQ (R11)(R9*4), R12
+	ROWSA512
 	MOVQ b+24(FP), BX
 	MOVQ c+32(FP), DI
 	MOVQ ldc+40(FP), SI
@@ -57,19 +62,7 @@ tail_d:
 	JMP   tail_d
 
 store_d:
-	VBROADCASTSS alpha+48(FP), Z30
-	MOVL         beta+52(FP), DX
-	ANDL         $0x7fffffff, DX // beta = ±0: do not read C
-	JZ           nobeta_d
-	VBROADCASTSS beta+52(FP), Z31
-	STOREBETAALL512
-	VZEROUPPER
-	RET
-
-nobeta_d:
-	STOREALL512
-	VZEROUPPER
-	RET
+	EPILOGUE512(48, 52, nobeta_d)
 
 // kernel12x32s is kernel12x32 with both operands read at a stride: step p's
 // 12 values of A at a + p·lda and its 32 values of B at b + p·ldb (floats).
@@ -107,19 +100,7 @@ loop_s:
 	JMP   loop_s
 
 store_s:
-	VBROADCASTSS alpha+56(FP), Z30
-	MOVL         beta+60(FP), DX
-	ANDL         $0x7fffffff, DX // beta = ±0: do not read C
-	JZ           nobeta_s
-	VBROADCASTSS beta+60(FP), Z31
-	STOREBETAALL512
-	VZEROUPPER
-	RET
-
-nobeta_s:
-	STOREALL512
-	VZEROUPPER
-	RET
+	EPILOGUE512(56, 60, nobeta_s)
 
 // kernel12x32ds is kernel12x32d with B read at a stride: step p's 32 values
 // of B at b + p·ldb (floats), so that an untransposed B is read in place,
@@ -130,12 +111,7 @@ nobeta_s:
 // func kernel12x32ds(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32)
 TEXT ·kernel12x32ds(SB), NOSPLIT, $0-64
 	MOVQ k+0(FP), CX
-	MOVQ a+8(FP), AX
-	MOVQ lda+16(FP), R9
-	SHLQ $2, R9
-	LEAQ (R9)(R9*2), R10
-	LEAQ (AX)(R9*4), R11
-	LEAQ (R11)(R9*4), R12
+	ROWSA512
 	MOVQ b+24(FP), BX
 	MOVQ ldb+32(FP), R8
 	SHLQ $2, R8
@@ -182,16 +158,4 @@ tail_ds:
 	JMP   tail_ds
 
 store_ds:
-	VBROADCASTSS alpha+56(FP), Z30
-	MOVL         beta+60(FP), DX
-	ANDL         $0x7fffffff, DX // beta = ±0: do not read C
-	JZ           nobeta_ds
-	VBROADCASTSS beta+60(FP), Z31
-	STOREBETAALL512
-	VZEROUPPER
-	RET
-
-nobeta_ds:
-	STOREALL512
-	VZEROUPPER
-	RET
+	EPILOGUE512(56, 60, nobeta_ds)

@@ -54,19 +54,7 @@ tail_512:
 	JMP   tail_512
 
 store_512:
-	VBROADCASTSS alpha+40(FP), Z30
-	MOVL         beta+44(FP), DX
-	ANDL         $0x7fffffff, DX // beta = ±0: do not read C
-	JZ           nobeta_512
-	VBROADCASTSS beta+44(FP), Z31
-	STOREBETAALL512
-	VZEROUPPER
-	RET
-
-nobeta_512:
-	STOREALL512
-	VZEROUPPER
-	RET
+	EPILOGUE512(40, 44, nobeta_512)
 
 // ---------------------------------------------------------------------------
 // AVX2 + FMA: MR = 6, NR = 16. Y0..Y11 hold the tile (row r in Y(2r),
