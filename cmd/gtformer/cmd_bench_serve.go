@@ -23,8 +23,8 @@ func runBenchServe(args []string, stdout, stderr io.Writer) error {
 	var d dataFlags
 	fs := newFlagSet("bench serve", "--model DIR [--data PATH] [--requests N] [--duration D] [--concurrency C]", stderr)
 	d.registerLoad(fs)
-	allow := fs.Bool("allow-different-corpus", false, "load-test a corpus other than the one the model was trained on (its vocabulary must still be the model's)")
-	dir := fs.String("model", "", "model `DIR` written by gtformer train --out")
+	allow := allowCorpusFlag(fs, "load-test")
+	dir := modelDirFlag(fs)
 	requests := fs.Int("requests", 2000, "requests per endpoint at most")
 	duration := fs.Duration("duration", 30*time.Second, "time per endpoint at most")
 	conc := fs.Int("concurrency", 4, "requests in flight")

@@ -28,12 +28,12 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	var d dataFlags
 	fs := newFlagSet("eval", "--model DIR [--data PATH]", stderr)
 	d.register(fs)
-	dir := fs.String("model", "", "model `DIR` written by gtformer train --out")
+	dir := modelDirFlag(fs)
 	out := fs.String("out", "", "`DIR` to write "+outputs.EvalFile+" into (default: the model directory; training's metrics.json is never replaced)")
 	k := fs.Int("k", 5, "kNN neighbours (at most the number of training documents)")
 	queries := evalQueriesFlag(fs, "the model's seed")
 	threads := threadsFlag(fs)
-	allow := fs.Bool("allow-different-corpus", false, "evaluate on a corpus other than the one the model was trained on (its vocabulary must still be the model's)")
+	allow := allowCorpusFlag(fs, "evaluate on")
 	describe(fs, stderr, "--model DIR [--data PATH] [--out DIR]", `
 Embeds the corpus the model was trained on (same --data and corpus flags:
 the model records the corpus's fingerprint and refuses another, naming what
@@ -112,6 +112,19 @@ func evalQueries(n int) (int, error) {
 		return evaluate.AllQueries, nil
 	}
 	return n, nil
+}
+
+// modelDirFlag registers --model, the folder of a trained model that a
+// command reads.
+func modelDirFlag(fs *flag.FlagSet) *string {
+	return fs.String("model", "", "model `DIR` written by gtformer train --out")
+}
+
+// allowCorpusFlag registers --allow-different-corpus for a command that
+// reads a trained model with a corpus (loadModelAndCorpus); use says what
+// the command does with it ("evaluate on", "serve").
+func allowCorpusFlag(fs *flag.FlagSet, use string) *bool {
+	return fs.Bool("allow-different-corpus", false, use+" a corpus other than the one the model was trained on (its vocabulary must still be the model's)")
 }
 
 // loadModelAndCorpus loads a saved model and the corpus and split the data

@@ -27,7 +27,7 @@ func init() {
 
 func runTopics(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("topics", "--model DIR", stderr)
-	dir := fs.String("model", "", "model `DIR` written by gtformer train --out")
+	dir := modelDirFlag(fs)
 	asJSON := fs.Bool("json", false, "print topics.json instead of the indented tree")
 	byLift := fs.Bool("by-lift", false, "list each topic's words by relevance to its parent (what it adds to the parent) instead of by weight")
 	describe(fs, stderr, "--model DIR [--json] [--by-lift]", `
@@ -70,14 +70,14 @@ func runEmbed(args []string, stdout, stderr io.Writer) error {
 	var d dataFlags
 	fs := newFlagSet("embed", "--model DIR --data PATH --out FILE", stderr)
 	d.register(fs)
-	dir := fs.String("model", "", "model `DIR` written by gtformer train --out")
+	dir := modelDirFlag(fs)
 	out := fs.String("out", "", "output `FILE` (.npy, float32 (N, n+1) hyperboloid coordinates)")
 	topicsOut := fs.String("topics-out", "", "optional `FILE` for the documents' topic distributions θ (.npy, float32 (N, T))")
 	batch := fs.Int("batch", 128, "documents per inference batch")
 	maxNbrs := fs.Int("max-nbrs", 64, "neighbours a document aggregates at most")
 	threads := threadsFlag(fs)
 	newDocs := fs.String("new", "", "JSON Lines `FILE` of new documents ({\"id\", \"text\", \"links\"}; a \"label\" is accepted and not used) to embed instead, linked to the corpus's documents (by id, or for a folder corpus by 0-based document id, the line of contents.txt counted from 0) or to each other; a new id must not be a corpus document's")
-	allow := fs.Bool("allow-different-corpus", false, "embed a corpus other than the one the model was trained on (its vocabulary must still be the model's)")
+	allow := allowCorpusFlag(fs, "embed")
 	exportStates := fs.String("export-states", "", "instead of embedding, write what embedding new documents reads from the corpus (every document's words, links and own-text states) into `DIR` for gtformer-beam: "+corpusstates.MetaFile+" and "+corpusstates.RecordsFile+" (usually the model's DIR)")
 	describe(fs, stderr, "--model DIR --data PATH [--new FILE.jsonl] --out FILE | --export-states DIR", `
 Embeds every document of the corpus the model was trained on (same --data

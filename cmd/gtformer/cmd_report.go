@@ -19,8 +19,8 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	var d dataFlags
 	fs := newFlagSet("report", "--model DIR [--data PATH] --out FILE.html", stderr)
 	d.registerLoad(fs)
-	allow := fs.Bool("allow-different-corpus", false, "report on a corpus other than the one the model was trained on (its vocabulary must still be the model's)")
-	dir := fs.String("model", "", "model `DIR` written by gtformer train --out")
+	allow := allowCorpusFlag(fs, "report on")
+	dir := modelDirFlag(fs)
 	out := fs.String("out", "", "the HTML `FILE` to write (an existing file is replaced only if it is a gtformer report)")
 	def := explore.DefaultReportOptions()
 	maxDocs := fs.Int("max-docs", def.MaxDocs, "documents the report holds at most (a fixed sample; about 3 KB each)")

@@ -29,8 +29,8 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	var d dataFlags
 	fs := newFlagSet("serve", "--model DIR [--data PATH] [--addr 127.0.0.1:8080]", stderr)
 	d.registerLoad(fs)
-	allow := fs.Bool("allow-different-corpus", false, "serve a corpus other than the one the model was trained on (its vocabulary must still be the model's)")
-	dir := fs.String("model", "", "model `DIR` written by gtformer train --out")
+	allow := allowCorpusFlag(fs, "serve")
+	dir := modelDirFlag(fs)
 	addr := fs.String("addr", "127.0.0.1:8080", "`HOST:PORT` to listen on; the default binds to this machine only (port 0: any free port)")
 	def := serve.DefaultOptions()
 	maxBody := fs.Int64("max-body", def.MaxBody, "largest request body in bytes (413 beyond)")

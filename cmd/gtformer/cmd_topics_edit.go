@@ -199,7 +199,7 @@ func (e *topicEdit) run(args []string, stdout, stderr io.Writer) error {
 	d.register(fs)
 	dir := fs.String("model", "", "model `DIR` to edit (written by gtformer train --out); it is not changed")
 	out := fs.String("out", "", "new model folder `DIR2` for the edited model (not DIR; a folder of other files is refused)")
-	allow := fs.Bool("allow-different-corpus", false, "use a corpus other than the one the model was trained on (its vocabulary must still be the model's)")
+	allow := allowCorpusFlag(fs, "use")
 	if e.flags != nil {
 		e.flags(fs)
 	}

@@ -95,8 +95,8 @@ type mapsFlags struct {
 
 func (f *mapsFlags) register(fs *flag.FlagSet) {
 	f.d.registerLoad(fs)
-	f.allow = fs.Bool("allow-different-corpus", false, "use a corpus other than the one the model was trained on (its vocabulary must still be the model's)")
-	f.dir = fs.String("model", "", "model `DIR` written by gtformer train --out")
+	f.allow = allowCorpusFlag(fs, "use")
+	f.dir = modelDirFlag(fs)
 }
 
 // open loads the model and its corpus into an explorer index, which
