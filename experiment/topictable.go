@@ -3,6 +3,7 @@ package experiment
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 )
@@ -28,12 +29,17 @@ func ldaCaption(g *Group) string {
 		ldaLabel(g), g.LDATopics, strings.Join(seeds, ", "))
 }
 
-// topicColumns are the topic table's columns: keys of Metrics, or of
-// VariantResult.Levels (levels: true).
-var topicColumns = []struct {
-	key, label string
-	levels     bool
-}{
+// TopicColumn is a column of the topic tables (this package's and the
+// records script's): a figure's key, or with Levels a per-level figure's,
+// and its heading.
+type TopicColumn struct {
+	Key, Label string
+	Levels     bool
+}
+
+// TopicColumns are the topic tables' columns, in order: keys of Metrics,
+// or of VariantResult.Levels (Levels: true).
+var TopicColumns = []TopicColumn{
 	{"npmi", "NPMI (%)", false},
 	{"diversity", "diversity", false},
 	{"log_perplexity", "log-perplexity ↓", false},
@@ -45,6 +51,46 @@ var topicColumns = []struct {
 	{"pcd", "PCD", false},
 	{"sd", "SD", false},
 	{"pncd", "PnCD", false},
+}
+
+// TopicRow is a row of a topic table: its name and its cell in a column,
+// ok false where the row has no such figure (a dash).
+type TopicRow struct {
+	Name string
+	Cell func(c TopicColumn) (text string, ok bool)
+}
+
+// FilledTopicColumns returns the columns of TopicColumns that some row
+// fills, in order.
+func FilledTopicColumns(rows []TopicRow) []TopicColumn {
+	var cols []TopicColumn
+	for _, c := range TopicColumns {
+		if slices.ContainsFunc(rows, func(r TopicRow) bool { _, ok := r.Cell(c); return ok }) {
+			cols = append(cols, c)
+		}
+	}
+	return cols
+}
+
+// WriteTopicRows writes the Markdown table of rows under cols: the
+// heading "| model | … |", the rule and a line per row.
+func WriteTopicRows(w io.Writer, cols []TopicColumn, rows []TopicRow) {
+	fmt.Fprint(w, "| model |")
+	for _, c := range cols {
+		fmt.Fprintf(w, " %s |", c.Label)
+	}
+	fmt.Fprint(w, "\n|---|"+strings.Repeat("---|", len(cols))+"\n")
+	for _, r := range rows {
+		fmt.Fprintf(w, "| %s |", r.Name)
+		for _, c := range cols {
+			if text, ok := r.Cell(c); ok {
+				fmt.Fprintf(w, " %s |", text)
+			} else {
+				fmt.Fprint(w, " – |")
+			}
+		}
+		fmt.Fprint(w, "\n")
+	}
 }
 
 func metricByKey(key string) Metric {
@@ -60,62 +106,37 @@ func metricByKey(key string) Metric {
 // differences variant − LDA by seed. Nothing when no row has a topic
 // score.
 func writeTopicTable(b *bytes.Buffer, g *Group) {
-	type row struct {
-		name string
-		v    *VariantResult
+	row := func(name string, v *VariantResult) TopicRow {
+		return TopicRow{Name: name, Cell: func(c TopicColumn) (string, bool) {
+			if c.Levels {
+				var parts []string
+				for _, s := range v.Levels[c.Key] {
+					parts = append(parts, fmt.Sprintf("%.3f", s.Mean))
+				}
+				return strings.Join(parts, " / "), len(parts) > 0
+			}
+			s, ok := v.Values[c.Key]
+			if !ok {
+				return "", false
+			}
+			return formatStat(s, metricByKey(c.Key).Digits), true
+		}}
 	}
-	var rows []row
+	var rows []TopicRow
 	for i := range g.Variants {
-		rows = append(rows, row{"gtformer " + g.Variants[i].Name, &g.Variants[i]})
+		rows = append(rows, row("gtformer "+g.Variants[i].Name, &g.Variants[i]))
 	}
 	if g.LDA != nil {
-		rows = append(rows, row{ldaLabel(g), g.LDA})
+		rows = append(rows, row(ldaLabel(g), g.LDA))
 	}
-	has := func(r row, key string, levels bool) bool {
-		if levels {
-			return len(r.v.Levels[key]) > 0
-		}
-		_, ok := r.v.Values[key]
-		return ok
-	}
-	var cols []int
-	for c, col := range topicColumns {
-		for _, r := range rows {
-			if has(r, col.key, col.levels) {
-				cols = append(cols, c)
-				break
-			}
-		}
-	}
+	cols := FilledTopicColumns(rows)
 	if len(cols) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "\n### %s: topics beside LDA\n\n| model |", g.title())
-	for _, c := range cols {
-		fmt.Fprintf(b, " %s |", topicColumns[c].label)
-	}
-	b.WriteString("\n|---|" + strings.Repeat("---|", len(cols)) + "\n")
-	for _, r := range rows {
-		fmt.Fprintf(b, "| %s |", r.name)
-		for _, c := range cols {
-			col := topicColumns[c]
-			switch {
-			case !has(r, col.key, col.levels):
-				b.WriteString(" – |")
-			case col.levels:
-				var parts []string
-				for _, s := range r.v.Levels[col.key] {
-					parts = append(parts, fmt.Sprintf("%.3f", s.Mean))
-				}
-				fmt.Fprintf(b, " %s |", strings.Join(parts, " / "))
-			default:
-				fmt.Fprintf(b, " %s |", formatStat(r.v.Values[col.key], metricByKey(col.key).Digits))
-			}
-		}
-		b.WriteString("\n")
-	}
+	fmt.Fprintf(b, "\n### %s: topics beside LDA\n\n", g.title())
+	WriteTopicRows(b, cols, rows)
 	b.WriteString("\n↓ lower is better.")
-	if slices.ContainsFunc(cols, func(c int) bool { return topicColumns[c].levels }) {
+	if slices.ContainsFunc(cols, func(c TopicColumn) bool { return c.Levels }) {
 		b.WriteString(" Level share and specialization: the mean over seeds of each level, root first (a level absent from some runs is averaged over those that have it).")
 	}
 	if g.LDA != nil {

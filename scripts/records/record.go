@@ -5,6 +5,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/gtformer/gtformer/experiment"
 )
 
 // recordColumns are the per-run figures of a record CSV, in table order,
@@ -39,25 +41,6 @@ var recordColumns = []column{
 
 // recordLevels are the per-level columns of a record CSV.
 var recordLevels = []string{"level_share", "specialization"}
-
-// topicColumns are the topic table's columns: figures of recordColumns, or
-// per-level columns (levels: true).
-var topicColumns = []struct {
-	key, label string
-	levels     bool
-}{
-	{"npmi", "NPMI (%)", false},
-	{"diversity", "diversity", false},
-	{"log_perplexity", "log-perplexity ↓", false},
-	{"log_perplexity_completion", "log-perplexity (completion) ↓", false},
-	{"topics", "topics", false},
-	{"level_share", "level share (root first)", true},
-	{"specialization", "specialization (root first)", true},
-	{"pcc", "PCC (%)", false},
-	{"pcd", "PCD", false},
-	{"sd", "SD", false},
-	{"pncd", "PnCD", false},
-}
 
 // pairedKeys are the figures the model is paired with LDA on.
 var pairedKeys = []string{"knn_micro_f1", "link_auc", "npmi", "diversity", "log_perplexity", "log_perplexity_completion"}
@@ -235,48 +218,33 @@ func writeRow(sb *strings.Builder, r *series, cols []column) {
 	sb.WriteString("\n")
 }
 
-// writeTopics writes the topic table: the variants beside LDA.
+// writeTopics writes the topic table: the variants beside LDA, with the
+// columns of experiment's topic tables.
 func writeTopics(sb *strings.Builder, g *group) {
-	rows := slices.Clone(g.variants)
+	series := slices.Clone(g.variants)
 	if g.lda != nil {
-		rows = append(rows, g.lda)
+		series = append(series, g.lda)
 	}
-	has := func(r *series, key string, lv bool) bool {
-		if lv {
-			return len(r.levels[key]) > 0
-		}
-		return len(r.values[key]) > 0
+	var rows []experiment.TopicRow
+	for _, r := range series {
+		rows = append(rows, experiment.TopicRow{Name: r.name, Cell: func(c experiment.TopicColumn) (string, bool) {
+			if c.Levels {
+				lv := r.levels[c.Key]
+				return formatLevels(levelMeans(lv), 3), len(lv) > 0
+			}
+			if len(r.values[c.Key]) == 0 {
+				return "", false
+			}
+			s, _ := r.stat(c.Key)
+			return s.format(columnByKey(recordColumns, c.Key).digits), true
+		}})
 	}
-	var cols []int
-	for i, c := range topicColumns {
-		if slices.ContainsFunc(rows, func(r *series) bool { return has(r, c.key, c.levels) }) {
-			cols = append(cols, i)
-		}
-	}
+	cols := experiment.FilledTopicColumns(rows)
 	if len(cols) == 0 {
 		return
 	}
-	fmt.Fprintf(sb, "\n### %s: topics\n\n| model |", g.title())
-	for _, i := range cols {
-		fmt.Fprintf(sb, " %s |", topicColumns[i].label)
-	}
-	sb.WriteString("\n|---|" + strings.Repeat("---|", len(cols)) + "\n")
-	for _, r := range rows {
-		fmt.Fprintf(sb, "| %s |", r.name)
-		for _, i := range cols {
-			c := topicColumns[i]
-			switch {
-			case !has(r, c.key, c.levels):
-				sb.WriteString(" – |")
-			case c.levels:
-				fmt.Fprintf(sb, " %s |", formatLevels(levelMeans(r.levels[c.key]), 3))
-			default:
-				s, _ := r.stat(c.key)
-				fmt.Fprintf(sb, " %s |", s.format(columnByKey(recordColumns, c.key).digits))
-			}
-		}
-		sb.WriteString("\n")
-	}
+	fmt.Fprintf(sb, "\n### %s: topics\n\n", g.title())
+	experiment.WriteTopicRows(sb, cols, rows)
 }
 
 // writePaired writes one row per series of rows: its paired differences
