@@ -76,6 +76,10 @@ window.gtformerLinks = function (api) {
       el('span', { class: 'share', text: 'lift ' + p.lift.toFixed(2) + ' \u00b7 mass ' + p.mass.toFixed(1) }))));
   }
 
+  // drawn counts the draws, so that the answer of a draw that a later one
+  // replaced (a second click before the first answer) is dropped.
+  let drawn = 0;
+
   async function draw() {
     const view = document.getElementById('view');
     const levels = state.info.levels;
@@ -90,18 +94,23 @@ window.gtformerLinks = function (api) {
       b.addEventListener('click', () => { state.linkLevel = l; draw(); });
       buttons.append(b, ' ');
     }
-    view.replaceChildren(buttons, el('p', { class: 'note', text: 'loading\u2026' }));
+    // The buttons stay in place while the answer comes: only what is
+    // below them is replaced.
+    const body = el('div', { id: 'link-body' }, el('p', { class: 'note', text: 'loading\u2026' }));
+    view.replaceChildren(buttons, body);
+    const mine = ++drawn;
     try {
       const lm = await get('/v1/topics/links?level=' + state.linkLevel + '&top=10');
-      if (state.view !== 'links') return;
+      if (state.view !== 'links' || mine !== drawn) return;
       const inside = lm.level === 1 ? 'a topic with itself' : 'inside a branch';
-      view.replaceChildren(buttons, matrix(lm),
+      body.replaceChildren(matrix(lm),
         el('p', { class: 'note', id: 'link-summary', text: lm.links + ' links; mean lift ' + inside + ' ' + lm.inside.toFixed(2) +
           ', across branches ' + lm.across.toFixed(2) }),
         el('h3', { text: 'Strongest cross-branch pairs' }), pairs(lm));
       view.dataset.level = lm.level;
     } catch (err) {
-      view.replaceChildren(buttons, el('p', { class: 'error', text: err.message || String(err) }));
+      if (mine !== drawn) return;
+      body.replaceChildren(el('p', { class: 'error', text: err.message || String(err) }));
     }
     document.getElementById('view-note').textContent = 'Link map: the link mass between two topics of a level over what their sizes alone give (lift); ' +
       'lines separate branches. Click a topic\u2019s name.';
