@@ -29,15 +29,29 @@ func (o *Options) capSteps(trainLinks int) int {
 // batches of different documents, few enough to cost a second or two.
 const probeSteps = 16
 
+// The phases after training, in planBudget's estimate: afterRows cache
+// refreshes of every document at the probe's time per refreshed row (the
+// final embedding refreshes every document and passes over them as
+// centres, about two; the evaluation embeds the test documents again for
+// the document completion and scores them, about one), and afterPlots
+// seconds for the plots (the t-SNE map of at most 3,000 test documents).
+// Measured on synthetic corpora of 10K and 100K documents on two cores
+// (docs/benchmarks.md, "Time to quality at scale").
+const (
+	afterRows  = 3
+	afterPlots = 10.0
+)
+
 // planBudget sets StepsPerEpoch so that the whole run, begun at began,
 // ends within Opt.Budget. It times the cache refresh of the rows that
 // epoch 1's first probeSteps batches read, those batches as whole steps
 // (the weights, the optimiser and the tree put back after), and the
 // embedding of the validation sample; then it finds the most steps per epoch whose epochs
 // (steps, the refresh of the distinct rows they read, validation and
-// growth) and the phases after training (final embedding and evaluation,
-// estimated from the validation embedding's rate per document: about 1.6
-// passes of the corpus at that rate) fit what the budget leaves. A budget
+// growth) and the phases after training (final embedding, evaluation and
+// plots: afterRows refreshes of every document at the probe's rate per
+// row and afterPlots, or without a cache about 1.6 passes of the corpus
+// at the validation embedding's rate) fit what the budget leaves. A budget
 // the topic start and those phases already exceed is an error.
 func (t *Trainer) planBudget(began time.Time) error {
 	m := t.Model
@@ -84,6 +98,12 @@ func (t *Trainer) planBudget(began time.Time) error {
 	valid := time.Since(t0).Seconds()
 	t.cacheFresh = false
 	after := 1.6 * valid * float64(t.G.NumDocs()) / float64(len(docs))
+	if rows > 0 {
+		// With a cache, from the refresh's rate per row: the validation
+		// sample's rate counts its neighbours' refresh too, so it
+		// overstates a pass over every document at scale.
+		after = afterRows*perRow*float64(t.G.NumDocs()) + afterPlots
+	}
 
 	epochs := float64(t.Opt.Epochs)
 	// An epoch's refresh re-encodes the distinct rows its batches read:
