@@ -7,7 +7,12 @@
 // each task packs its rows of op(A) for the same kc steps into panels of MR
 // rows, and an assembly micro-kernel computes one MR×NR tile of C at a time
 // with the whole tile in vector registers. The A panel being used (MR×kc)
-// stays in L1 while the task's B panels stream from L2.
+// stays in L1 while the task's B panels stream from L2. The AVX-512
+// kernels skip the copy where a k step's values already lie together or a
+// row apart — A's rows, a transposed A's columns, an untransposed B's rows
+// — and read them in place (Kernel.direct, Kernel.strided); a product with
+// few tiles over many k blocks (a weight gradient) gives each task whole
+// tiles over every block (Kernel.deep).
 //
 // Kernels: AVX-512 (12×32 tile) and AVX2+FMA (6×16 tile) on amd64, chosen by
 // the caller from Kernels() (those the CPU supports, fastest first). Other
