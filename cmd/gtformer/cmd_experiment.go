@@ -142,7 +142,7 @@ difference's sign holds.`)
 			if err != nil {
 				return nil, nil, err
 			}
-			if _, err := dd.planted(g.NumDocs()); err != nil {
+			if err := dd.checkPlanted(planted, g.NumDocs()); err != nil {
 				return nil, nil, err
 			}
 			return g, dd.makeSplit(g), nil

@@ -257,13 +257,22 @@ func loadGraph(path string, opt corpus.LoadOptions) (*corpus.Graph, error) {
 // another length, or a negative leaf, is an error naming the file.
 func (d *dataFlags) planted(n int) ([]int32, error) {
 	leaf, err := d.readPlanted()
-	if err != nil || leaf == nil {
+	if err != nil {
 		return nil, err
 	}
-	if len(leaf) != n {
-		return nil, fmt.Errorf("planted tree: %s holds %d leaves for %d documents: want one per document of the corpus (remove it, or write the folder again with gtformer data synth)", filepath.Join(d.path, truthLeafNpy), len(leaf), n)
+	if err := d.checkPlanted(leaf, n); err != nil {
+		return nil, err
 	}
 	return leaf, nil
+}
+
+// checkPlanted reports a planted leaf list (readPlanted; nil: none) that
+// does not hold one leaf for each of the corpus's n documents.
+func (d *dataFlags) checkPlanted(leaf []int32, n int) error {
+	if leaf != nil && len(leaf) != n {
+		return fmt.Errorf("planted tree: %s holds %d leaves for %d documents: want one per document of the corpus (remove it, or write the folder again with gtformer data synth)", filepath.Join(d.path, truthLeafNpy), len(leaf), n)
+	}
+	return nil
 }
 
 // readPlanted is planted without the check against the corpus's size.
