@@ -118,7 +118,7 @@ func (t *Trainer) planBudget(began time.Time) error {
 		return float64(spe)*perStep + distinct*perRow + 1.3*valid
 	}
 	// 10% of what remains is kept for what the probe does not see
-	// (checkpoints, the end-of-training fits, plots).
+	// (checkpoints, the end-of-training fits).
 	left := 0.9 * (t.Opt.Budget.Seconds() - time.Since(began).Seconds() - after)
 	if epochs*epoch(1) > left {
 		return fmt.Errorf("train: a budget of %v leaves no time to train: %.0f s are gone to reading and the topic start, and %d epochs of one step with their validations and the phases after training need about %.0f s more; give a longer --budget",

@@ -3,6 +3,7 @@ package phases
 import (
 	"bufio"
 	"bytes"
+	"maps"
 	"os"
 	"strconv"
 )
@@ -36,11 +37,7 @@ func (r *Record) PeakRSS() map[string]float64 {
 	if r.peaks == nil {
 		return nil
 	}
-	out := make(map[string]float64, len(r.peaks))
-	for k, v := range r.peaks {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(r.peaks)
 }
 
 // notePeak records the peak since the last reset for phase name, then
