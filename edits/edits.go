@@ -182,6 +182,23 @@ func Read(dir string) (*Log, error) {
 
 // Write writes l into dir atomically.
 func Write(dir string, l *Log) error {
+	b, err := Encode(l)
+	if err != nil {
+		return err
+	}
+	err = atomicfile.WriteFile(filepath.Join(dir, File), func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("edits: %w", err)
+	}
+	return nil
+}
+
+// Encode returns the bytes Write writes for l (a nil log: an empty one),
+// for a caller that records their hash before writing them.
+func Encode(l *Log) ([]byte, error) {
 	if l == nil {
 		l = &Log{}
 	}
@@ -191,18 +208,11 @@ func Write(dir string, l *Log) error {
 		c.Edits = []Edit{}
 	}
 	if err := c.validate(); err != nil {
-		return fmt.Errorf("edits: write: %w", err)
+		return nil, fmt.Errorf("edits: write: %w", err)
 	}
 	b, err := json.MarshalIndent(c, "", "  ")
 	if err != nil {
-		return fmt.Errorf("edits: write: %w", err)
+		return nil, fmt.Errorf("edits: write: %w", err)
 	}
-	err = atomicfile.WriteFile(filepath.Join(dir, File), func(w io.Writer) error {
-		_, err := w.Write(append(b, '\n'))
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("edits: %w", err)
-	}
-	return nil
+	return append(b, '\n'), nil
 }

@@ -2,6 +2,7 @@ package model
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -117,5 +118,80 @@ func TestSaveEditsOldModel(t *testing.T) {
 		if !strings.Contains(string(raw), `"`+name+`"`) {
 			t.Errorf("config.json records no hash of %s:\n%s", name, raw)
 		}
+	}
+}
+
+// TestSaveEditsCutShort: an in-place save of the log cut short after any
+// of its writes leaves a model that loads, with the old labels or the new
+// ones, and a later save completes over it; a log changed by hand while
+// config.json still accepts the old one is refused. Both from a model
+// without a log (the old state: no edits.json) and from one with a log.
+func TestSaveEditsCutShort(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		old  *edits.Log
+	}{{"no log before", nil}, {"a log before", labelLog(1, "one")}} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := labelLog(1, "one", 2, "two")
+			dir, _ := savedTiny(t)
+			if tc.old != nil {
+				if err := SaveEdits(dir, tc.old); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s, err := PrepareEdits(dir, want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			writes := s.Writes()
+			if len(writes) != 3 || writes[1].Name != edits.File {
+				t.Fatalf("writes %v, want config.json, edits.json, config.json", writes)
+			}
+			for k := 0; k <= len(writes); k++ {
+				d, _ := savedTiny(t)
+				if tc.old != nil {
+					if err := SaveEdits(d, tc.old); err != nil {
+						t.Fatal(err)
+					}
+				}
+				for _, w := range writes[:k] {
+					if err := os.WriteFile(filepath.Join(d, w.Name), w.Data, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				back, _, err := Load(d)
+				if err != nil {
+					t.Fatalf("cut after %d writes: %v", k, err)
+				}
+				got, wantLabels := back.Edits.Labels(), tc.old.Labels()
+				if k >= 2 {
+					wantLabels = want.Labels()
+				}
+				if !maps.Equal(got, wantLabels) {
+					t.Errorf("cut after %d writes: labels %v, want %v", k, got, wantLabels)
+				}
+				if err := SaveEdits(d, labelLog(3, "three")); err != nil {
+					t.Fatalf("a save after one cut short after %d writes: %v", k, err)
+				}
+				raw, _ := os.ReadFile(filepath.Join(d, ConfigFile))
+				if strings.Contains(string(raw), `"replacing"`) {
+					t.Errorf("config.json still names a save under way:\n%s", raw)
+				}
+				if back, _, err := Load(d); err != nil || back.Edits.Labels()[3] != "three" {
+					t.Errorf("after the later save: %v", err)
+				}
+			}
+			// Cut after the first write, then the log edited by hand: refused.
+			d, _ := savedTiny(t)
+			if err := os.WriteFile(filepath.Join(d, ConfigFile), writes[0].Data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := edits.Write(d, labelLog(9, "hand")); err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := Load(d); err == nil || !strings.Contains(err.Error(), edits.File) {
+				t.Errorf("Load of a hand-written log during a cut save: %v, want an error naming %s", err, edits.File)
+			}
+		})
 	}
 }

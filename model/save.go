@@ -44,6 +44,12 @@ type SavedConfig struct {
 	// log), checked by Load; nil in models saved before it, which Load
 	// reads unchecked.
 	Files map[string]string `json:"files,omitempty"`
+	// Replacing maps a file that an in-place save (SaveEdits) is
+	// replacing to the SHA-256 it had before ("" when it was absent),
+	// which Load accepts as well as the one in Files: a save cut short
+	// leaves the model as it was or as it was to become. nil: no save
+	// under way.
+	Replacing map[string]string `json:"replacing,omitempty"`
 }
 
 // Save writes config.json, tree.json and weights.safetensors into dir, each
@@ -111,68 +117,6 @@ func hashFiles(dir string, names []string) (map[string]string, error) {
 		files[name] = sum
 	}
 	return files, nil
-}
-
-// SaveEdits replaces the edit log of the model saved in dir by l, in
-// place (a label needs no new weights): edits.json, then config.json with
-// its new SHA-256. The model in dir must load (its files unchanged).
-func SaveEdits(dir string, l *edits.Log) error {
-	path := filepath.Join(dir, ConfigFile)
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("model: save edits: %w", err)
-	}
-	sc, err := ParseConfig(path, raw)
-	if err != nil {
-		return err
-	}
-	if err := verifyFiles(dir, sc); err != nil {
-		return err
-	}
-	if err := edits.Write(dir, l); err != nil {
-		return fmt.Errorf("model: save edits: %w", err)
-	}
-	if sc.Files == nil {
-		// A model saved before hashes: record them all now.
-		if sc.Files, err = hashFiles(dir, []string{TreeFile, WeightsFile}); err != nil {
-			return fmt.Errorf("model: save edits: %w", err)
-		}
-	}
-	sum, err := hashFiles(dir, []string{edits.File})
-	if err != nil {
-		return fmt.Errorf("model: save edits: %w", err)
-	}
-	sc.Files[edits.File] = sum[edits.File]
-	if err := atomicfile.WriteJSON(path, sc); err != nil {
-		return fmt.Errorf("model: save edits: %w", err)
-	}
-	return nil
-}
-
-// verifyFiles checks the files config.json names against their hashes.
-func verifyFiles(dir string, sc *SavedConfig) error {
-	names := []string{TreeFile, WeightsFile}
-	if _, ok := sc.Files[edits.File]; ok {
-		names = append(names, edits.File)
-	}
-	for _, name := range names {
-		want, ok := sc.Files[name]
-		if !ok {
-			if sc.Files == nil {
-				continue // saved before hashes were recorded
-			}
-			return fmt.Errorf("model: %s names no SHA-256 for %s", filepath.Join(dir, ConfigFile), name)
-		}
-		_, got, err := filehash.SHA256(filepath.Join(dir, name))
-		if err != nil {
-			return fmt.Errorf("model: load: %w", err)
-		}
-		if got != want {
-			return fmt.Errorf("model: %s has SHA-256 %.12s…, but %s records %.12s…: the file changed since the model was saved (damaged or replaced); restore it or train again",
-				filepath.Join(dir, name), got, ConfigFile, want)
-		}
-	}
-	return nil
 }
 
 // ParseConfig reads config.json (name is its path, for messages): one JSON

@@ -137,6 +137,7 @@ func FuzzParseConfig(f *testing.F) {
 	f.Add([]byte(`{"format": "gtformer-model/9"}`))
 	f.Add([]byte(`{"format": "gtformer-model/1", "model": {}, "corpus": {"hash": 3}}`))
 	f.Add([]byte(`{} {}`))
+	f.Add([]byte(`{"format": "gtformer-model/1", "model": {}, "files": {"edits.json": "ab"}, "replacing": {"edits.json": ""}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		sc, err := ParseConfig("config.json", b)
 		if err != nil {

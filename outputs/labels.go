@@ -5,14 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/gtformer/gtformer/edits"
-	"github.com/gtformer/gtformer/internal/atomicfile"
 	"github.com/gtformer/gtformer/model"
 	"github.com/gtformer/gtformer/topictree"
 )
@@ -110,14 +108,9 @@ func Labels(m *model.Model, auto []string) (labels, sources []string) {
 // renamed since (gtformer serve's PUT /v1/topics/{id}/label writes the log
 // in place) shows its new label.
 func ReadTopics(dir string) ([]Topic, error) {
-	path := filepath.Join(dir, TopicsFile)
-	raw, err := os.ReadFile(path)
+	topics, err := readTopicsFile(dir)
 	if err != nil {
-		return nil, fmt.Errorf("outputs: %w", err)
-	}
-	var topics []Topic
-	if err := json.Unmarshal(raw, &topics); err != nil {
-		return nil, fmt.Errorf("outputs: %s: %w", path, err)
+		return nil, err
 	}
 	cfgPath := filepath.Join(dir, model.ConfigFile)
 	cfgRaw, err := os.ReadFile(cfgPath)
@@ -138,40 +131,54 @@ func ReadTopics(dir string) ([]Topic, error) {
 	if err != nil {
 		return nil, err
 	}
+	return withLabels(topics, l), nil
+}
+
+// readTopicsFile reads dir's topics.json as written.
+func readTopicsFile(dir string) ([]Topic, error) {
+	path := filepath.Join(dir, TopicsFile)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("outputs: %w", err)
+	}
+	var topics []Topic
+	if err := json.Unmarshal(raw, &topics); err != nil {
+		return nil, fmt.Errorf("outputs: %s: %w", path, err)
+	}
+	return topics, nil
+}
+
+// withLabels sets the labels of l's topics as the user's.
+func withLabels(topics []Topic, l *edits.Log) []Topic {
 	user := l.Labels()
 	for i, t := range topics {
 		if s, ok := user[t.ID]; ok {
 			topics[i].Label, topics[i].LabelSource = s, LabelUser
 		}
 	}
-	return topics, nil
+	return topics
 }
 
-// RewriteTopics writes topics.json and topics.txt of the model folder dir
-// again with the labels of its edit log (ReadTopics), after a label was
-// changed in place, so that a reader of the files alone sees the new name.
-// A folder without topics.json (a model saved without its outputs) is
-// left as it is.
-func RewriteTopics(dir string) error {
+// RenderTopics returns topics.json and topics.txt of the model folder dir
+// as they are to be written again once its edit log is l (a label changed
+// in place), so that a reader of the files alone sees the new names; nil
+// for a folder without topics.json (a model saved without its outputs).
+func RenderTopics(dir string, l *edits.Log) ([]model.FileWrite, error) {
 	if _, err := os.Stat(filepath.Join(dir, TopicsFile)); errors.Is(err, os.ErrNotExist) {
-		return nil
+		return nil, nil
 	}
-	topics, err := ReadTopics(dir)
+	topics, err := readTopicsFile(dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	topics = withLabels(topics, l)
 	var text bytes.Buffer
 	if err := WriteTopicsText(&text, topics, TextOptions{}); err != nil {
-		return err
+		return nil, err
 	}
-	if err := writeJSON(filepath.Join(dir, TopicsFile), topics); err != nil {
-		return err
+	js, _, err := encodeFinite(topics)
+	if err != nil {
+		return nil, fmt.Errorf("outputs: %s: %w", TopicsFile, err)
 	}
-	if err := atomicfile.WriteFile(filepath.Join(dir, TopicsTextFile), func(w io.Writer) error {
-		_, err := w.Write(text.Bytes())
-		return err
-	}); err != nil {
-		return fmt.Errorf("outputs: %w", err)
-	}
-	return nil
+	return []model.FileWrite{{Name: TopicsFile, Data: append(js, '\n')}, {Name: TopicsTextFile, Data: text.Bytes()}}, nil
 }

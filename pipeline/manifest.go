@@ -26,10 +26,22 @@ const FilesManifest = ".gtformer-files.json"
 type filesManifest struct {
 	Format string            `json:"format"` // "gtformer-files/1"
 	Files  map[string]string `json:"files"`  // name → hex SHA-256
+	// Pending lists, while an in-place save (SaveEdits) writes a file,
+	// the hashes it may have on the way, taken as gtformer's as well as
+	// the one in Files: a save cut short leaves its files gtformer's.
+	// nil: no save under way.
+	Pending map[string][]string `json:"pending,omitempty"`
+}
+
+// manifest is a folder's manifest as read: the files' hashes, and those a
+// save under way may leave (filesManifest.Pending).
+type manifest struct {
+	files   map[string]string
+	pending map[string][]string
 }
 
 // readManifest returns dir's manifest, or nil when it has none.
-func readManifest(dir string) (map[string]string, error) {
+func readManifest(dir string) (*manifest, error) {
 	path := filepath.Join(dir, FilesManifest)
 	raw, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -47,12 +59,21 @@ func readManifest(dir string) (map[string]string, error) {
 	if m.Files == nil {
 		m.Files = map[string]string{}
 	}
-	return m.Files, nil
+	return &manifest{files: m.Files, pending: m.Pending}, nil
+}
+
+// write saves man as dir's manifest.
+func (man *manifest) write(dir string) error {
+	m := filesManifest{Format: "gtformer-files/1", Files: man.files, Pending: man.pending}
+	if err := atomicfile.WriteJSON(filepath.Join(dir, FilesManifest), m); err != nil {
+		return fmt.Errorf("pipeline: %w", err)
+	}
+	return nil
 }
 
 // ours reports whether dir/name is absent or is a file a run wrote and
 // nobody changed since (with no manifest: any file of an output's name).
-func ours(dir, name string, man map[string]string) (bool, error) {
+func ours(dir, name string, man *manifest) (bool, error) {
 	path := filepath.Join(dir, name)
 	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
 		return true, nil
@@ -62,15 +83,15 @@ func ours(dir, name string, man map[string]string) (bool, error) {
 	if man == nil {
 		return true, nil
 	}
-	want, listed := man[name]
-	if !listed {
+	want, listed := man.files[name]
+	if !listed && len(man.pending[name]) == 0 {
 		return false, nil
 	}
 	_, got, err := filehash.SHA256(path)
 	if err != nil {
 		return false, err
 	}
-	return got == want, nil
+	return (listed && got == want) || slices.Contains(man.pending[name], got), nil
 }
 
 // checkOwned refuses, before any work, a folder where a file of an
@@ -103,15 +124,12 @@ func recordWritten(dir string, written []string) error {
 		}
 		files[name] = sum
 	}
-	if err := atomicfile.WriteJSON(filepath.Join(dir, FilesManifest), filesManifest{Format: "gtformer-files/1", Files: files}); err != nil {
-		return fmt.Errorf("pipeline: %w", err)
-	}
-	return nil
+	return (&manifest{files: files}).write(dir)
 }
 
 // staleFiles are the output files of an earlier run that this run (which
 // wrote written) did not write and that are still as that run left them.
-func staleFiles(dir string, written []string, man map[string]string) ([]string, error) {
+func staleFiles(dir string, written []string, man *manifest) ([]string, error) {
 	var stale []string
 	for _, name := range outputs.RunFiles {
 		if slices.Contains(written, name) {
@@ -165,9 +183,6 @@ func Record(dir, name string) error {
 	if err != nil {
 		return fmt.Errorf("pipeline: %w", err)
 	}
-	man[name] = sum
-	if err := atomicfile.WriteJSON(filepath.Join(dir, FilesManifest), filesManifest{Format: "gtformer-files/1", Files: man}); err != nil {
-		return fmt.Errorf("pipeline: %w", err)
-	}
-	return nil
+	man.files[name] = sum
+	return man.write(dir)
 }

@@ -63,3 +63,33 @@ func TestRunReplacesOnlyItsOwnFiles(t *testing.T) {
 		t.Errorf("the earlier model's eval.json was kept: %v", err)
 	}
 }
+
+// FuzzReadManifest: a manifest of any content is read (the files' hashes
+// and those a save under way may leave) or refused with an error naming
+// it; never a panic.
+func FuzzReadManifest(f *testing.F) {
+	f.Add([]byte(`{"format": "gtformer-files/1", "files": {"config.json": "ab"}}`))
+	f.Add([]byte(`{"format": "gtformer-files/1", "files": {}, "pending": {"edits.json": ["ab", "cd"]}}`))
+	f.Add([]byte(`{"format": "gtformer-files/1", "pending": {"edits.json": null}}`))
+	f.Add([]byte(`{"format": "gtformer-files/2"}`))
+	f.Add([]byte(`[]`))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if err := os.WriteFile(filepath.Join(dir, FilesManifest), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		man, err := readManifest(dir)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "pipeline: ") || !strings.Contains(err.Error(), FilesManifest) {
+				t.Fatalf("error does not name the manifest: %v", err)
+			}
+			return
+		}
+		if man == nil || man.files == nil {
+			t.Fatalf("a manifest read as %+v", man)
+		}
+		if _, err := ours(dir, "edits.json", man); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

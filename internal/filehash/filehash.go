@@ -25,3 +25,10 @@ func SHA256(path string) (size int64, sum string, err error) {
 	}
 	return n, hex.EncodeToString(h.Sum(nil)), nil
 }
+
+// Bytes returns the hex SHA-256 of b: what SHA256 returns for a file that
+// holds b, for a caller that records a hash before writing the file.
+func Bytes(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
