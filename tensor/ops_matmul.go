@@ -128,9 +128,7 @@ func colSumInto(dst, m []float32, rows, cols int, part []float32) {
 	parallelBlocks(rows, cols, func(b, lo, hi int) {
 		d := part[b*cols : (b+1)*cols]
 		for r := lo; r < hi; r++ {
-			for j, v := range m[r*cols : (r+1)*cols] {
-				d[j] += v
-			}
+			addTo(d, m[r*cols:(r+1)*cols]) // per column the same adds in row order, eight lanes at a time
 		}
 	})
 	for b := range reduceBlocks(rows) {

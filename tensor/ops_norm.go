@@ -449,7 +449,8 @@ func (d dropSpec) row(i int, m []float32) {
 	m = m[:d.cols]
 	keep := math.Float32bits(d.keep)
 	z := d.key + (uint64(i)*uint64((d.cols+1)/2)+1)*dropGamma
-	j := 0
+	j := vec.DropPairs(m, z, dropGamma, d.thr, keep) // sixteen at a time where the CPU can
+	z += uint64(j/2) * dropGamma
 	for ; j+1 < len(m); j += 2 {
 		h := splitMix(z)
 		z += dropGamma
@@ -557,19 +558,11 @@ func biasGELUBackward(nd *node) {
 	parallelBlocks(rows, 2*c, func(w, lo, hi int) {
 		pb := part.Data[w*c : (w+1)*c]
 		for i := lo; i < hi; i++ {
-			dr, dy := deriv.Data[i*c:(i+1)*c], y.Grad[i*c:(i+1)*c]
+			var dx []float32
 			if x.Grad != nil {
-				dx := x.Grad[i*c : (i+1)*c]
-				for j, g := range dy {
-					d := g * dr[j]
-					pb[j] += d
-					dx[j] += d
-				}
-				continue
+				dx = x.Grad[i*c : (i+1)*c]
 			}
-			for j, g := range dy {
-				pb[j] += g * dr[j]
-			}
+			vec.MulAcc(pb, dx, y.Grad[i*c:(i+1)*c], deriv.Data[i*c:(i+1)*c])
 		}
 	})
 	if b.Grad != nil {

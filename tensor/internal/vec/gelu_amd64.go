@@ -2,6 +2,8 @@
 
 package vec
 
+import "golang.org/x/sys/cpu"
+
 // geluGradAVX2 computes y = gelu(x+b) and d = gelu'(x+b) for n elements (a
 // multiple of 8) with AVX2 and FMA; see gelu_amd64.s. Go does not vectorise
 // loops, and this pass over the MLP's N×4C activation was the largest
@@ -96,3 +98,23 @@ func softmaxGradAVX2(p, d *float32, n int, a, s float32)
 //
 //go:noescape
 func addScaledAVX2(y, x *float32, n int, a float32)
+
+// mulAccAVX2 and mulAcc2AVX2 are MulAcc's vector part over n elements (a
+// multiple of 8), without and with x; see rows_amd64.s.
+//
+//go:noescape
+func mulAccAVX2(p, a, b *float32, n int)
+
+//go:noescape
+func mulAcc2AVX2(p, x, a, b *float32, n int)
+
+// hasAVX512DQ reports AVX-512 F and DQ (64-bit lane multiplies) with the
+// OS saving their registers.
+var hasAVX512DQ = cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ
+
+// dropPairsAVX512 is DropPairs' vector part over n elements (a multiple of
+// 16): lanes holds the eight pairs' counters, step is 8·γ; see
+// drop_amd64.s.
+//
+//go:noescape
+func dropPairsAVX512(m *float32, n int, lanes *[8]uint64, step uint64, thr, keep uint32)

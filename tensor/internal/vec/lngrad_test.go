@@ -96,3 +96,36 @@ func TestAddScaledMatchesScalar(t *testing.T) {
 		}
 	}
 }
+
+// TestMulAccMatchesScalar checks MulAcc, with and without x, against the
+// scalar loop bit for bit for every length up to 40 (values whose product
+// a fused multiply-add would round differently).
+func TestMulAccMatchesScalar(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for n := range 41 {
+		for _, withX := range []bool{false, true} {
+			p, x, a, b := make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n)
+			for j := range n {
+				p[j], x[j] = float32(rng.NormFloat64()), float32(rng.NormFloat64())
+				a[j], b[j] = float32(rng.NormFloat64()*1e3), float32(rng.NormFloat64()*1e-3)
+			}
+			wantP, wantX := append([]float32(nil), p...), append([]float32(nil), x...)
+			for j := range n {
+				d := a[j] * b[j]
+				wantP[j] += d
+				wantX[j] += d
+			}
+			if withX {
+				MulAcc(p, x, a, b)
+			} else {
+				MulAcc(p, nil, a, b)
+				copy(wantX, x)
+			}
+			for j := range n {
+				if math.Float32bits(p[j]) != math.Float32bits(wantP[j]) || math.Float32bits(x[j]) != math.Float32bits(wantX[j]) {
+					t.Fatalf("n %d with x %v element %d: p %v x %v, scalar %v %v", n, withX, j, p[j], x[j], wantP[j], wantX[j])
+				}
+			}
+		}
+	}
+}

@@ -156,3 +156,50 @@ func AddScaled(y, x []float32, a float32) {
 		y[j] += a * x[j]
 	}
 }
+
+// MulAcc adds the products a[i]·b[i] to p and, when x is not nil, to x as
+// well (p[i] += d, x[i] += d, d = a[i]·b[i] rounded before the adds), as
+// the scalar float32 loop does, eight lanes at a time where the CPU has
+// AVX2: a gradient through an element-wise factor (d) into both an input's
+// gradient and a per-column partial sum. p, b and x (when given) have a's
+// length.
+func MulAcc(p, x, a, b []float32) {
+	n := len(a)
+	p, b = p[:n], b[:n]
+	v := 0
+	if hasAVX2FMA && n >= 8 {
+		v = n &^ 7
+		if x != nil {
+			x = x[:n]
+			mulAcc2AVX2(&p[0], &x[0], &a[0], &b[0], v)
+		} else {
+			mulAccAVX2(&p[0], &a[0], &b[0], v)
+		}
+	}
+	for j := v; j < n; j++ {
+		d := a[j] * b[j]
+		p[j] += d
+		if x != nil {
+			x[j] += d
+		}
+	}
+}
+
+// DropPairs writes dropout multipliers to the first elements of m, two
+// per counter z = z0, z0+γ, z0+2γ, … (mod 2⁶⁴): for h = SplitMix64(z),
+// element 2p is keep's bits when uint32(h) ≥ thr, else 0, and element
+// 2p+1 likewise from h>>32. It writes a multiple of 16 elements, sixteen
+// at a time, where the CPU has AVX-512 (F and DQ), and returns how many
+// (0 without it), for the caller's scalar loop to go on from.
+func DropPairs(m []float32, z0, gamma uint64, thr, keep uint32) int {
+	v := len(m) &^ 15
+	if !hasAVX512DQ || v == 0 {
+		return 0
+	}
+	var lanes [8]uint64
+	for k := range lanes {
+		lanes[k] = z0 + uint64(k)*gamma
+	}
+	dropPairsAVX512(&m[0], v, &lanes, 8*gamma, thr, keep)
+	return v
+}

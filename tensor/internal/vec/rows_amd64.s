@@ -380,3 +380,61 @@ asloop:
 asdone:
 	VZEROUPPER
 	RET
+
+// func mulAccAVX2(p, a, b *float32, n int)
+//
+// p[i] += a[i]·b[i] for i < n (a multiple of 8), the product rounded
+// before the add.
+TEXT ·mulAccAVX2(SB), NOSPLIT, $0-32
+	MOVQ p+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	SHRQ $3, CX
+	JZ   madone
+
+maloop:
+	VMOVUPS (SI), Y0
+	VMULPS  (DX), Y0, Y0
+	VADDPS  (DI), Y0, Y1
+	VMOVUPS Y1, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	ADDQ    $32, DI
+	DECQ    CX
+	JNZ     maloop
+
+madone:
+	VZEROUPPER
+	RET
+
+// func mulAcc2AVX2(p, x, a, b *float32, n int)
+//
+// d = a[i]·b[i] (rounded), p[i] += d and x[i] += d for i < n (a multiple
+// of 8).
+TEXT ·mulAcc2AVX2(SB), NOSPLIT, $0-40
+	MOVQ p+0(FP), DI
+	MOVQ x+8(FP), R8
+	MOVQ a+16(FP), SI
+	MOVQ b+24(FP), DX
+	MOVQ n+32(FP), CX
+	SHRQ $3, CX
+	JZ   ma2done
+
+ma2loop:
+	VMOVUPS (SI), Y0
+	VMULPS  (DX), Y0, Y0
+	VADDPS  (DI), Y0, Y1
+	VMOVUPS Y1, (DI)
+	VADDPS  (R8), Y0, Y2
+	VMOVUPS Y2, (R8)
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	ADDQ    $32, DI
+	ADDQ    $32, R8
+	DECQ    CX
+	JNZ     ma2loop
+
+ma2done:
+	VZEROUPPER
+	RET
