@@ -655,3 +655,43 @@ func TestGatherSumBits(t *testing.T) {
 		}
 	}
 }
+
+// TestGradsZeroedAtBackward: activations' gradients are zeroed as the
+// backward pass starts, not as the forward pass allocates them, so a tape
+// reused after a step (its gradient buffers dirty) gives the gradients of
+// a fresh tape bit for bit, through Backward and BackwardWith.
+func TestGradsZeroedAtBackward(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	w := randParam(rng, -1, 1, 48, 48)
+	g := randParam(rng, -1, 1, 48)
+	x1, x2 := randTensor(rng, 3000, 48), randTensor(rng, 3000, 48)
+	targets := make([]int32, 3000)
+	run := func(tp *Tape, x *Tensor, with bool) []float32 {
+		w.ZeroGrad()
+		g.ZeroGrad()
+		h := tp.LayerNorm(tp.GELU(tp.Linear(x, w, nil)), g, nil)
+		h = tp.Linear(h, w, nil)
+		if with {
+			seed := make([]float32, len(h.Data))
+			for i := range seed {
+				seed[i] = float32(i%7) - 3
+			}
+			tp.BackwardWith(h, seed)
+		} else {
+			tp.Backward(tp.CrossEntropy(h, targets))
+		}
+		return append(append([]float32(nil), w.Grad...), g.Grad...)
+	}
+	for _, with := range []bool{false, true} {
+		want := run(NewTape(), x2, with)
+		tp := NewTape()
+		run(tp, x1, with)
+		tp.Reset()
+		got := run(tp, x2, with)
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("BackwardWith %v: gradient %d on a reused tape %v, fresh %v", with, i, got[i], want[i])
+			}
+		}
+	}
+}

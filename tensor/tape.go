@@ -15,6 +15,12 @@ type Tape struct {
 	views []*Tensor // Reshape results: share their input's buffers
 	vcur  int
 	ints  intArena // offsets of packed ops, valid until Reset
+	// unzeroed holds the gradients allocated since the last backward pass
+	// or Reset, which the next backward pass zeroes before it starts
+	// (zeroGrads).
+	unzeroed [][]float32
+	segs     [][]float32      // zeroGrads' segments, storage kept across steps
+	zeroFn   func(lo, hi int) // zeroSegs bound to the tape once (a closure a step would allocate)
 }
 
 // intArena hands out int slices that stay valid until reset, from blocks
@@ -85,10 +91,13 @@ func (tp *Tape) Reset() {
 	}
 	tp.vcur = 0
 	tp.ints.reset()
+	clear(tp.unzeroed)
+	tp.unzeroed = tp.unzeroed[:0]
 }
 
 // Alloc returns a zeroed arena tensor of the given shape. It carries a
-// gradient buffer when grad is true and the tape is recording.
+// gradient buffer when grad is true and the tape is recording, which reads
+// as zero from the start of the backward pass (Backward zeroes it then).
 func (tp *Tape) Alloc(grad bool, shape ...int) *Tensor {
 	t := tp.alloc(grad, shape...)
 	clear(t.Data)
@@ -119,7 +128,7 @@ func (tp *Tape) alloc(grad bool, shape ...int) *Tensor {
 			t.gradBuf = make([]float32, n)
 		}
 		t.Grad = t.gradBuf[:n]
-		clearAll(t.Grad)
+		tp.unzeroed = append(tp.unzeroed, t.Grad)
 	} else {
 		t.Grad = nil // keep gradBuf for the next reuse
 	}
@@ -178,6 +187,7 @@ func (tp *Tape) Backward(loss *Tensor) {
 	if loss.Grad == nil {
 		return
 	}
+	tp.zeroGrads()
 	loss.Grad[0] += 1
 	tp.runBackward()
 }
@@ -192,6 +202,7 @@ func (tp *Tape) BackwardWith(out *Tensor, seed []float32) {
 	if out.Grad == nil {
 		return
 	}
+	tp.zeroGrads()
 	for i, s := range seed {
 		out.Grad[i] += s
 	}
@@ -208,6 +219,42 @@ func (tp *Tape) runBackward() {
 		}
 	}
 }
+
+// zeroGrads zeroes the gradients allocated since the last backward pass
+// (tp.unzeroed) in one pass spread over the cores, in segments of
+// zeroGrain floats: zeroed one by one as the forward pass allocated them,
+// most were too small to share, and a training step's forward pass
+// cleared a few megabytes on one core while the other waited.
+func (tp *Tape) zeroGrads() {
+	if len(tp.unzeroed) == 0 {
+		return
+	}
+	segs := tp.segs[:0]
+	for _, g := range tp.unzeroed {
+		for lo := 0; lo < len(g); lo += zeroGrain {
+			segs = append(segs, g[lo:min(lo+zeroGrain, len(g))])
+		}
+	}
+	tp.segs = segs
+	if tp.zeroFn == nil {
+		tp.zeroFn = tp.zeroSegs
+	}
+	parallelFor(len(segs), 1, zeroGrain, tp.zeroFn)
+	clear(segs)
+	tp.segs = segs[:0]
+	clear(tp.unzeroed)
+	tp.unzeroed = tp.unzeroed[:0]
+}
+
+// zeroSegs zeroes zeroGrads' segments lo..hi.
+func (tp *Tape) zeroSegs(lo, hi int) {
+	for _, g := range tp.segs[lo:hi] {
+		clear(g)
+	}
+}
+
+// zeroGrain is the floats per segment of zeroGrads.
+const zeroGrain = 1 << 14
 
 // clearAll zeroes x, spread over the cores when it is large: every
 // recorded activation's gradient is zeroed as the forward pass allocates
