@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gtformer/gtformer/internal/parallel"
 	"github.com/gtformer/gtformer/internal/progress"
 
 	"github.com/gtformer/gtformer/tensor"
@@ -142,6 +143,7 @@ func encodeParts(parts []part, fn func(tp *tensor.Tape, p part)) {
 	var next atomic.Int64
 	var failed atomic.Pointer[any]
 	run := func() {
+		defer parallel.Occupy()()
 		tp := getTape()
 		defer putTape(tp)
 		defer func() {

@@ -102,9 +102,28 @@ func For(n, grain, cost int, fn func(lo, hi int)) {
 	dispatch(n, grain, func(_, lo, hi int) { fn(lo, hi) }, Workers())
 }
 
-// serial reports whether a call stays on the calling goroutine.
+// serial reports whether a call stays on the calling goroutine: one core,
+// too little work, or every core held by a loop of its own (Occupy).
 func serial(n, grain, cost, slots int) bool {
-	return min(runtime.GOMAXPROCS(0), slots) <= 1 || n*cost < MinWork || n < 2*grain
+	procs := runtime.GOMAXPROCS(0)
+	return min(procs, slots) <= 1 || n*cost < MinWork || n < 2*grain || int(occupied.Load()) >= procs
+}
+
+// occupied counts the goroutines that hold a core for a loop of their own
+// (Occupy).
+var occupied atomic.Int32
+
+// Occupy marks the calling goroutine as holding a core until release is
+// called: a caller that runs its own items on every core at once (one
+// goroutine a core, each item's ops small) occupies them, and while every
+// core is held, For and ForWorker run on the calling goroutine, as a
+// hand-off would only queue work for cores that are busy. When one of
+// them runs out of items and releases its core, the others' calls spread
+// again. Results do not change: they never depend on how a call is split.
+func Occupy() (release func()) {
+	occupied.Add(1)
+	var once sync.Once
+	return func() { once.Do(func() { occupied.Add(-1) }) }
 }
 
 // ForWorker is For whose fn also receives a worker id in [0, slots),

@@ -147,3 +147,32 @@ func BenchmarkForBackToBack(b *testing.B) {
 	}
 	b.ReportMetric(float64(helped.Load())/float64(max(total.Load(), 1)), "shared")
 }
+
+// TestOccupy: while every core is held (Occupy), For runs its whole range
+// in one call on the calling goroutine; once a core is released, calls
+// spread again; releasing twice counts once.
+func TestOccupy(t *testing.T) {
+	procs := runtime.GOMAXPROCS(2)
+	defer runtime.GOMAXPROCS(procs)
+	calls := func() int {
+		var n atomic.Int32
+		For(1<<16, 64, 16, func(lo, hi int) { n.Add(1) })
+		return int(n.Load())
+	}
+	if c := calls(); c < 2 {
+		t.Fatalf("For on two free cores made %d call, want several", c)
+	}
+	r1, r2 := Occupy(), Occupy()
+	if c := calls(); c != 1 {
+		t.Errorf("For with both cores held made %d calls, want 1", c)
+	}
+	r1()
+	r1()
+	if c := calls(); c < 2 {
+		t.Errorf("For with one core released made %d call, want several", c)
+	}
+	r2()
+	if got := occupied.Load(); got != 0 {
+		t.Errorf("%d cores still held after every release", got)
+	}
+}
