@@ -1,9 +1,7 @@
 package optim
 
 import (
-	"fmt"
 	"math"
-	"math/big"
 	"math/rand/v2"
 	"path/filepath"
 	"runtime"
@@ -785,38 +783,4 @@ func TestLRScale(t *testing.T) {
 	}()
 	o2 := NewAdamW(Config{Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, LRScale: func(string) float64 { return -1 }})
 	_ = o2.Add(param("x", []float32{1}, 1))
-}
-
-// TestGradNormBlocksAndCores: over parameters longer than a block (and
-// lengths that are no multiple of four), the norm matches an exact sum of
-// the squares (math/big) to rounding, and is the same number on one core
-// and on several.
-func TestGradNormBlocksAndCores(t *testing.T) {
-	rng := rand.New(rand.NewPCG(9, 1))
-	var ps []*tensor.Tensor
-	exact := new(big.Float).SetPrec(2000)
-	for i, n := range []int{1, 3, normBlock - 1, 3*normBlock + 5, 7} {
-		p := param(fmt.Sprintf("p%d", i), nil, n)
-		for j := range p.Grad {
-			p.Grad[j] = float32(rng.NormFloat64() * math.Exp(rng.NormFloat64()*4))
-			v := new(big.Float).SetPrec(2000).SetFloat64(float64(p.Grad[j]))
-			exact.Add(exact, v.Mul(v, v))
-		}
-		ps = append(ps, p)
-	}
-	want, _ := exact.Float64()
-	want = math.Sqrt(want)
-	procs := runtime.GOMAXPROCS(0)
-	defer runtime.GOMAXPROCS(procs)
-	var got []float64
-	for _, n := range []int{1, 2, 4} {
-		runtime.GOMAXPROCS(n)
-		got = append(got, GradNorm(ps))
-	}
-	if got[0] != got[1] || got[0] != got[2] {
-		t.Errorf("norm on 1, 2, 4 cores: %v", got)
-	}
-	if !near(got[0], want, 1e-13) {
-		t.Errorf("norm %v, exact %v", got[0], want)
-	}
 }
