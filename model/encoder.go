@@ -38,9 +38,16 @@ type batchTokens struct {
 
 func (m *Model) layoutTokens(in *Inputs, docs []int32) *batchTokens {
 	bt := &batchTokens{in: in, B: len(docs), docs: docs}
-	tm := 1
+	tm, words, bag := 1, 0, 0
 	for _, d := range docs {
-		tm = max(tm, len(in.Tokens(int(d))))
+		n := len(in.Tokens(int(d)))
+		tm = max(tm, n)
+		words += n
+		bag += int(in.BowPtr[d+1] - in.BowPtr[d])
+	}
+	if m.pad {
+		words = tm * bt.B
+		bt.mask = make([]bool, 0, words+bt.B)
 	}
 	clsID := int32(m.Cfg.Vocab)
 	bt.off = make([]int, 1, bt.B+1)
@@ -49,6 +56,12 @@ func (m *Model) layoutTokens(in *Inputs, docs []int32) *batchTokens {
 	bt.clsIDs = make([]int32, bt.B)
 	bt.zeros = make([]int32, bt.B)
 	bt.bagPtr = make([]int64, 1, bt.B+1)
+	// Every list at its final length up front: grown by appends, they
+	// were a tenth of an embedding's layout time.
+	bt.words = make([]int32, 0, words)
+	bt.pos = make([]int32, 0, words)
+	bt.bagIdx = make([]int32, 0, bag)
+	bt.bagW = make([]float32, 0, bag)
 	for b, d := range docs {
 		toks := in.Tokens(int(d))
 		n := len(toks)

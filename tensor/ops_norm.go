@@ -525,20 +525,15 @@ func (tp *Tape) BiasGELU(x, b *Tensor) *Tensor {
 	if y.Grad != nil {
 		deriv = tp.alloc(false, x.Shape...)
 	}
-	// Without a gradient the derivative goes to a per-worker scratch row:
-	// the vector kernel computes both from one tanh, and with it inference
-	// evaluates gelu exactly as training's forward pass does (a scalar
-	// loop here was the largest element-wise cost of embedding).
-	var scratch *Tensor
-	if deriv == nil {
-		scratch = tp.alloc(false, numWorkers(), c)
-	}
-	parallelForWorker(rows, 8, 12*c, numWorkers(), func(w, lo, hi int) {
+	// Without a gradient the vector kernel skips the derivative; its y is
+	// the recording kernel's bit for bit, so inference evaluates gelu
+	// exactly as training's forward pass does.
+	parallelForWorker(rows, 8, 12*c, numWorkers(), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			xr, yr := x.Data[i*c:(i+1)*c], y.Data[i*c:(i+1)*c]
 			br := b.Data[:len(xr)]
 			if deriv == nil {
-				geluGradRow(yr, scratch.Data[w*c:(w+1)*c], xr, br)
+				vec.GELURow(yr, xr, br)
 				continue
 			}
 			geluGradRow(yr, deriv.Data[i*c:(i+1)*c], xr, br)

@@ -118,3 +118,24 @@ var hasAVX512DQ = cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ
 //
 //go:noescape
 func dropPairsAVX512(m *float32, n int, lanes *[8]uint64, step uint64, thr, keep uint32)
+
+// geluAVX2 is GELURow's vector part over n elements (a multiple of 8);
+// see gelu_amd64.s.
+//
+//go:noescape
+func geluAVX2(y, x, b *float32, n int)
+
+// GELURow writes gelu(x+b) to y, the values GELUGradRow writes to its y
+// bit for bit, without the derivative.
+func GELURow(y, x, b []float32) {
+	n := len(x)
+	y, b = y[:n], b[:n]
+	v := 0
+	if hasAVX2FMA && n >= 8 {
+		v = n &^ 7
+		geluAVX2(&y[0], &x[0], &b[0], v)
+	}
+	for j := v; j < n; j++ {
+		y[j], _ = GELUAndGrad(x[j] + b[j])
+	}
+}

@@ -24,6 +24,58 @@ DATA geluc<>+68(SB)/4, $0x80000000 // sign bit
 DATA geluc<>+72(SB)/4, $0x3f800000 // 1.0
 GLOBL geluc<>(SB), RODATA|NOPTR, $76
 
+// GELUY computes, for the eight values at (AX) plus those at (BX): v in
+// Y0, v² in Y1, t = tanh(u) in Y4, h = 0.5 + 0.5·t in Y7 and y = v·h in
+// Y8 (Y15..Y11 hold c1, c2, hi, lo, half; Y2, Y3, Y5, Y6 and Y10 are
+// clobbered). In order: v = x + b; u = v·(c1 + c2·v²); u clamped to
+// ±7.905, the in-range lanes marked; t = u·p(u²)/q(u²) with p's
+// coefficients a13..a1 and q's b6..b0 by Horner steps; t = ±1 (u's sign)
+// exactly where u was clamped; h and y.
+#define GELUY \
+	VMOVUPS     (AX), Y0; \
+	VADDPS      (BX), Y0, Y0; \
+	VMULPS      Y0, Y0, Y1; \
+	VMOVAPS     Y14, Y2; \
+	VFMADD213PS Y15, Y1, Y2; \
+	VMULPS      Y2, Y0, Y2; \
+	VMOVAPS     Y2, Y10; \
+	VMINPS      Y13, Y2, Y2; \
+	VMAXPS      Y12, Y2, Y2; \
+	VCMPPS      $0, Y2, Y10, Y10; \
+	VMULPS      Y2, Y2, Y3; \
+	VBROADCASTSS geluc<>+24(SB), Y4; \
+	VBROADCASTSS geluc<>+28(SB), Y5; \
+	VFMADD213PS Y5, Y3, Y4; \
+	VBROADCASTSS geluc<>+32(SB), Y5; \
+	VFMADD213PS Y5, Y3, Y4; \
+	VBROADCASTSS geluc<>+36(SB), Y5; \
+	VFMADD213PS Y5, Y3, Y4; \
+	VBROADCASTSS geluc<>+40(SB), Y5; \
+	VFMADD213PS Y5, Y3, Y4; \
+	VBROADCASTSS geluc<>+44(SB), Y5; \
+	VFMADD213PS Y5, Y3, Y4; \
+	VBROADCASTSS geluc<>+48(SB), Y5; \
+	VFMADD213PS Y5, Y3, Y4; \
+	VMULPS      Y4, Y2, Y4; \
+	VBROADCASTSS geluc<>+52(SB), Y6; \
+	VBROADCASTSS geluc<>+56(SB), Y5; \
+	VFMADD213PS Y5, Y3, Y6; \
+	VBROADCASTSS geluc<>+60(SB), Y5; \
+	VFMADD213PS Y5, Y3, Y6; \
+	VBROADCASTSS geluc<>+64(SB), Y5; \
+	VFMADD213PS Y5, Y3, Y6; \
+	VDIVPS      Y6, Y4, Y4; \
+	VBROADCASTSS geluc<>+68(SB), Y5; \
+	VANDPS      Y2, Y5, Y5; \
+	VBROADCASTSS geluc<>+72(SB), Y6; \
+	VORPS       Y6, Y5, Y5; \
+	VANDPS      Y10, Y4, Y4; \
+	VANDNPS     Y5, Y10, Y5; \
+	VORPS       Y5, Y4, Y4; \
+	VMOVAPS     Y11, Y7; \
+	VFMADD231PS Y4, Y11, Y7; \
+	VMULPS      Y7, Y0, Y8
+
 // func geluGradAVX2(y, d, x, b *float32, n int)
 //
 // For i < n (n a multiple of 8): v = x[i]+b[i], y[i] = gelu(v), d[i] = gelu'(v),
@@ -43,50 +95,7 @@ TEXT ·geluGradAVX2(SB), NOSPLIT, $0-40
 	VBROADCASTSS geluc<>+16(SB), Y11
 
 loop:
-	VMOVUPS     (AX), Y0
-	VADDPS      (BX), Y0, Y0     // v = x + b
-	VMULPS      Y0, Y0, Y1       // x2 = v·v
-	VMOVAPS     Y14, Y2
-	VFMADD213PS Y15, Y1, Y2      // c1 + c2·x2
-	VMULPS      Y2, Y0, Y2       // u = v·(c1 + c2·x2)
-	VMOVAPS     Y2, Y10
-	VMINPS      Y13, Y2, Y2
-	VMAXPS      Y12, Y2, Y2      // clamp to ±7.905
-	VCMPPS      $0, Y2, Y10, Y10 // in-range lanes: u unchanged by the clamp
-	VMULPS      Y2, Y2, Y3       // u2
-
-	VBROADCASTSS geluc<>+24(SB), Y4
-	VBROADCASTSS geluc<>+28(SB), Y5
-	VFMADD213PS Y5, Y3, Y4      // p = u2·p + a11
-	VBROADCASTSS geluc<>+32(SB), Y5
-	VFMADD213PS Y5, Y3, Y4      // p = u2·p + a9
-	VBROADCASTSS geluc<>+36(SB), Y5
-	VFMADD213PS Y5, Y3, Y4      // p = u2·p + a7
-	VBROADCASTSS geluc<>+40(SB), Y5
-	VFMADD213PS Y5, Y3, Y4      // p = u2·p + a5
-	VBROADCASTSS geluc<>+44(SB), Y5
-	VFMADD213PS Y5, Y3, Y4      // p = u2·p + a3
-	VBROADCASTSS geluc<>+48(SB), Y5
-	VFMADD213PS Y5, Y3, Y4      // p = u2·p + a1
-	VMULPS      Y4, Y2, Y4       // p = u·p
-	VBROADCASTSS geluc<>+52(SB), Y6
-	VBROADCASTSS geluc<>+56(SB), Y5
-	VFMADD213PS Y5, Y3, Y6      // q = u2·q + b4
-	VBROADCASTSS geluc<>+60(SB), Y5
-	VFMADD213PS Y5, Y3, Y6      // q = u2·q + b2
-	VBROADCASTSS geluc<>+64(SB), Y5
-	VFMADD213PS Y5, Y3, Y6      // q = u2·q + b0
-	VDIVPS      Y6, Y4, Y4       // t = p/q
-	VBROADCASTSS geluc<>+68(SB), Y5
-	VANDPS      Y2, Y5, Y5
-	VBROADCASTSS geluc<>+72(SB), Y6
-	VORPS       Y6, Y5, Y5       // ±1 with the sign of u
-	VANDPS      Y10, Y4, Y4
-	VANDNPS     Y5, Y10, Y5
-	VORPS       Y5, Y4, Y4       // t = ±1 exactly where u was clamped
-	VMOVAPS     Y11, Y7
-	VFMADD231PS Y4, Y11, Y7      // h = 0.5 + 0.5·t
-	VMULPS      Y7, Y0, Y8       // y = v·h
+	GELUY
 	VMOVUPS     Y8, (DI)
 	VMULPS      Y4, Y4, Y8       // t²
 	VMOVAPS     Y11, Y9
@@ -105,6 +114,36 @@ loop:
 	JNZ         loop
 
 done:
+	VZEROUPPER
+	RET
+
+// func geluAVX2(y, x, b *float32, n int)
+//
+// y[i] = gelu(x[i]+b[i]) for i < n (n a multiple of 8): geluGradAVX2's y,
+// bit for bit, without the derivative (inference).
+TEXT ·geluAVX2(SB), NOSPLIT, $0-32
+	MOVQ y+0(FP), DI
+	MOVQ x+8(FP), AX
+	MOVQ b+16(FP), BX
+	MOVQ n+24(FP), CX
+	SHRQ $3, CX
+	JZ   gdone
+	VBROADCASTSS geluc<>+0(SB), Y15
+	VBROADCASTSS geluc<>+4(SB), Y14
+	VBROADCASTSS geluc<>+8(SB), Y13
+	VBROADCASTSS geluc<>+12(SB), Y12
+	VBROADCASTSS geluc<>+16(SB), Y11
+
+gloop:
+	GELUY
+	VMOVUPS Y8, (DI)
+	ADDQ    $32, AX
+	ADDQ    $32, BX
+	ADDQ    $32, DI
+	DECQ    CX
+	JNZ     gloop
+
+gdone:
 	VZEROUPPER
 	RET
 

@@ -53,3 +53,12 @@ const hasAVX512DQ = false
 func dropPairsAVX512(m *float32, n int, lanes *[8]uint64, step uint64, thr, keep uint32) {
 	panic("vec: dropPairsAVX512 without AVX-512")
 }
+
+// GELURow writes gelu(x+b) to y, the values GELUGradRow writes to its y.
+func GELURow(y, x, b []float32) {
+	n := len(x)
+	y, b = y[:n], b[:n]
+	for j := range x {
+		y[j], _ = GELUAndGrad(x[j] + b[j])
+	}
+}

@@ -52,6 +52,31 @@ func TestGELUGradRow(t *testing.T) {
 	}
 }
 
+// TestGELURowIsGradRowsY: GELURow writes GELUGradRow's y bit for bit,
+// tails and clamped values included.
+func TestGELURowIsGradRowsY(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	for _, n := range []int{1, 7, 8, 9, 64, 1027} {
+		x, b := make([]float32, n), make([]float32, n)
+		for i := range x {
+			x[i] = float32(rng.NormFloat64() * 4)
+			b[i] = float32(rng.NormFloat64())
+		}
+		x[0] = 20
+		if n > 1 {
+			x[1] = -20
+		}
+		want, d, got := make([]float32, n), make([]float32, n), make([]float32, n)
+		GELUGradRow(want, d, x, b)
+		GELURow(got, x, b)
+		for i := range got {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("n=%d i=%d: %v, GELUGradRow's %v", n, i, got[i], want[i])
+			}
+		}
+	}
+}
+
 // TestExpShiftSum checks the softmax exponential kernel (AVX2 where
 // available) against math.Exp in float64, including tails shorter than 8
 // and very negative arguments.
