@@ -99,12 +99,9 @@ func softmaxGradAVX2(p, d *float32, n int, a, s float32)
 //go:noescape
 func addScaledAVX2(y, x *float32, n int, a float32)
 
-// mulAccAVX2 and mulAcc2AVX2 are MulAcc's vector part over n elements (a
-// multiple of 8), without and with x; see rows_amd64.s.
+// mulAcc2AVX2 is MulAcc's vector part over n elements (a multiple of 8);
+// see rows_amd64.s.
 //
-//go:noescape
-func mulAccAVX2(p, a, b *float32, n int)
-
 //go:noescape
 func mulAcc2AVX2(p, x, a, b *float32, n int)
 

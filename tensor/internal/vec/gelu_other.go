@@ -45,7 +45,6 @@ func softmaxGradAVX2(p, d *float32, n int, a, s float32) {
 
 func addScaledAVX2(y, x *float32, n int, a float32) { panic("vec: addScaledAVX2 without AVX2") }
 
-func mulAccAVX2(p, a, b *float32, n int)     { panic("vec: mulAccAVX2 without AVX2") }
 func mulAcc2AVX2(p, x, a, b *float32, n int) { panic("vec: mulAcc2AVX2 without AVX2") }
 
 const hasAVX512DQ = false

@@ -159,22 +159,18 @@ func AddScaled(y, x []float32, a float32) {
 
 // MulAcc adds the products a[i]·b[i] to p and, when x is not nil, to x as
 // well (p[i] += d, x[i] += d, d = a[i]·b[i] rounded before the adds), as
-// the scalar float32 loop does, eight lanes at a time where the CPU has
-// AVX2: a gradient through an element-wise factor (d) into both an input's
-// gradient and a per-column partial sum. p, b and x (when given) have a's
-// length.
+// the scalar float32 loop does: a gradient through an element-wise factor
+// (d) into both an input's gradient and a per-column partial sum, eight
+// lanes at a time where the CPU has AVX2 (with x; without, the rare case,
+// the scalar loop). p, b and x (when given) have a's length.
 func MulAcc(p, x, a, b []float32) {
 	n := len(a)
 	p, b = p[:n], b[:n]
 	v := 0
-	if hasAVX2FMA && n >= 8 {
+	if hasAVX2FMA && n >= 8 && x != nil {
 		v = n &^ 7
-		if x != nil {
-			x = x[:n]
-			mulAcc2AVX2(&p[0], &x[0], &a[0], &b[0], v)
-		} else {
-			mulAccAVX2(&p[0], &a[0], &b[0], v)
-		}
+		x = x[:n]
+		mulAcc2AVX2(&p[0], &x[0], &a[0], &b[0], v)
 	}
 	for j := v; j < n; j++ {
 		d := a[j] * b[j]

@@ -381,33 +381,6 @@ asdone:
 	VZEROUPPER
 	RET
 
-// func mulAccAVX2(p, a, b *float32, n int)
-//
-// p[i] += a[i]·b[i] for i < n (a multiple of 8), the product rounded
-// before the add.
-TEXT ·mulAccAVX2(SB), NOSPLIT, $0-32
-	MOVQ p+0(FP), DI
-	MOVQ a+8(FP), SI
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), CX
-	SHRQ $3, CX
-	JZ   madone
-
-maloop:
-	VMOVUPS (SI), Y0
-	VMULPS  (DX), Y0, Y0
-	VADDPS  (DI), Y0, Y1
-	VMOVUPS Y1, (DI)
-	ADDQ    $32, SI
-	ADDQ    $32, DX
-	ADDQ    $32, DI
-	DECQ    CX
-	JNZ     maloop
-
-madone:
-	VZEROUPPER
-	RET
-
 // func mulAcc2AVX2(p, x, a, b *float32, n int)
 //
 // d = a[i]·b[i] (rounded), p[i] += d and x[i] += d for i < n (a multiple
