@@ -113,15 +113,19 @@ func (s *EditsSave) Writes() []FileWrite { return s.writes }
 // Commit writes the prepared files in turn, each atomically.
 func (s *EditsSave) Commit() error {
 	for _, w := range s.writes {
-		err := atomicfile.WriteFile(filepath.Join(s.dir, w.Name), func(f io.Writer) error {
-			_, err := f.Write(w.Data)
-			return err
-		})
-		if err != nil {
+		if err := w.Save(s.dir); err != nil {
 			return fmt.Errorf("model: save edits: %w", err)
 		}
 	}
 	return nil
+}
+
+// Save writes the file into dir atomically.
+func (w FileWrite) Save(dir string) error {
+	return atomicfile.WriteFile(filepath.Join(dir, w.Name), func(f io.Writer) error {
+		_, err := f.Write(w.Data)
+		return err
+	})
 }
 
 // verifyFiles checks the files config.json names against their hashes

@@ -3,14 +3,12 @@ package pipeline
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 
 	"github.com/gtformer/gtformer/edits"
-	"github.com/gtformer/gtformer/internal/atomicfile"
 	"github.com/gtformer/gtformer/internal/filehash"
 	"github.com/gtformer/gtformer/model"
 	"github.com/gtformer/gtformer/outputs"
@@ -93,11 +91,7 @@ func saveEditsSteps(dir string, l *edits.Log) ([]func() error, error) {
 	}
 	for _, w := range writes {
 		steps = append(steps, func() error {
-			err := atomicfile.WriteFile(filepath.Join(dir, w.Name), func(f io.Writer) error {
-				_, err := f.Write(w.Data)
-				return err
-			})
-			if err != nil {
+			if err := w.Save(dir); err != nil {
 				return fmt.Errorf("pipeline: save edits: %w", err)
 			}
 			return nil
