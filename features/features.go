@@ -34,6 +34,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/gtformer/gtformer/internal/parallel"
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
@@ -278,7 +279,8 @@ func Propagate(z0 []float32, m, hops int, nbrs func(d int32) []int32) []float32 
 // HopStep from the same rows in the same order, so the result equals
 // Propagate over the extended graph bit for bit. The work grows with the
 // hops-neighbourhoods of docs and of the new documents, not with the
-// corpus.
+// corpus, and is spread over the cores: nbrs is called from several
+// goroutines at once.
 func PropagateNear(base []float32, known int, z0New []float32, m, hops int, nbrs func(d int32) []int32, docs []int32) []float32 {
 	w := (hops + 1) * m
 	// near[d] = the fewest links from d to a new document, for the
@@ -301,32 +303,76 @@ func PropagateNear(base []float32, known int, z0New []float32, m, hops int, nbrs
 		}
 		front = next
 	}
-	memo := map[int64][]float32{}
-	acc := make([]float64, m)
-	var row func(d int32, k int) []float32
-	row = func(d int32, k int) []float32 {
-		if int(d) >= known {
-			if k == 0 {
-				i := int(d) - known
-				return z0New[i*m : (i+1)*m]
-			}
-		} else if dist, ok := near[d]; !ok || dist > k {
+	// Z_k of d is recomputed when k ≥ 1 and d is new or within k links of
+	// a new document; other rows are base's (or, for a new document's Z₀,
+	// z0New's). The rows to recompute, level by level (pos[k][d] = d's
+	// place in list[k]), are those of docs and what they read.
+	recomputed := func(d int32, k int) bool {
+		if k == 0 {
+			return false
+		}
+		dist, ok := near[d]
+		return int(d) >= known || (ok && dist <= k)
+	}
+	pos := make([]map[int32]int, hops+1)
+	list := make([][]int32, hops+1)
+	for k := range pos {
+		pos[k] = map[int32]int{}
+	}
+	var mark func(d int32, k int)
+	mark = func(d int32, k int) {
+		if !recomputed(d, k) {
+			return
+		}
+		if _, ok := pos[k][d]; ok {
+			return
+		}
+		pos[k][d] = len(list[k])
+		list[k] = append(list[k], d)
+		mark(d, k-1)
+		for _, n := range nbrs(d) {
+			mark(n, k-1)
+		}
+	}
+	for _, d := range docs {
+		for k := 1; k <= hops; k++ {
+			mark(d, k)
+		}
+	}
+	vals := make([][]float32, hops+1)
+	row := func(d int32, k int) []float32 {
+		switch {
+		case recomputed(d, k):
+			i := pos[k][d]
+			return vals[k][i*m : (i+1)*m]
+		case int(d) >= known:
+			i := int(d) - known
+			return z0New[i*m : (i+1)*m]
+		default:
 			return base[int(d)*w+k*m : int(d)*w+(k+1)*m]
 		}
-		key := int64(d)*int64(hops+1) + int64(k)
-		if r, ok := memo[key]; ok {
-			return r
-		}
-		self := row(d, k-1)
-		ns := nbrs(d)
-		in := make([][]float32, len(ns)) // its own: row recurses
-		for i, n := range ns {
-			in[i] = row(n, k-1)
-		}
-		r := make([]float32, m)
-		HopStep(r, acc, self, in)
-		memo[key] = r
-		return r
+	}
+	// Each level's rows read only the level below, so a level's rows go
+	// to all cores, each computed by HopStep from the same rows in the
+	// same order wherever it runs.
+	slots := parallel.Workers()
+	accs := make([][]float64, slots)
+	for k := 1; k <= hops; k++ {
+		vals[k] = make([]float32, len(list[k])*m)
+		parallel.ForWorker(len(list[k]), 16, 8*m, slots, func(wk, lo, hi int) {
+			if accs[wk] == nil {
+				accs[wk] = make([]float64, m)
+			}
+			var in [][]float32
+			for i := lo; i < hi; i++ {
+				d := list[k][i]
+				in = in[:0]
+				for _, n := range nbrs(d) {
+					in = append(in, row(n, k-1))
+				}
+				HopStep(vals[k][i*m:(i+1)*m], accs[wk], row(d, k-1), in)
+			}
+		})
 	}
 	out := make([]float32, len(docs)*w)
 	for i, d := range docs {

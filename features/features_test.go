@@ -3,6 +3,7 @@ package features
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -233,6 +234,65 @@ func TestPadded(t *testing.T) {
 			}
 			if got[i*7+j] != w {
 				t.Fatalf("row %d column %d: %g, want %g", i, j, got[i*7+j], w)
+			}
+		}
+	}
+}
+
+// TestPropagateNearLarge: on a random graph large enough for the levels
+// to be spread over the cores (2,000 known documents, 150 new ones linked
+// to them and to each other), PropagateNear's rows equal Propagate's over
+// the extended graph bit for bit, on one core and on several.
+func TestPropagateNearLarge(t *testing.T) {
+	const known, added, m, hops = 2000, 150, 16, 2
+	n := known + added
+	rng := rand.New(rand.NewPCG(8, 9))
+	lists := make([][]int32, n)
+	link := func(a, b int32) {
+		if a != b && !slices.Contains(lists[a], b) {
+			lists[a] = append(lists[a], b)
+			lists[b] = append(lists[b], a)
+		}
+	}
+	for range 3 * known {
+		link(int32(rng.IntN(known)), int32(rng.IntN(known)))
+	}
+	baseLists := make([][]int32, known)
+	for d := range known {
+		baseLists[d] = slices.Sorted(slices.Values(lists[d]))
+	}
+	for d := known; d < n; d++ {
+		for range 1 + rng.IntN(5) {
+			if rng.IntN(4) == 0 && d > known {
+				link(int32(d), int32(known+rng.IntN(d-known)))
+			} else {
+				link(int32(d), int32(rng.IntN(known)))
+			}
+		}
+	}
+	for _, l := range lists {
+		slices.Sort(l)
+	}
+	z0 := make([]float32, n*m)
+	for i := range z0 {
+		z0[i] = float32(rng.NormFloat64())
+	}
+	nbrs := func(d int32) []int32 { return lists[d] }
+	want := Propagate(z0, m, hops, nbrs)
+	baseF := Propagate(z0[:known*m], m, hops, func(d int32) []int32 { return baseLists[d] })
+	docs := make([]int32, 0, 400)
+	for d := known - 250; d < n; d++ {
+		docs = append(docs, int32(d))
+	}
+	procs := runtime.GOMAXPROCS(0)
+	defer runtime.GOMAXPROCS(procs)
+	w := (hops + 1) * m
+	for _, p := range []int{1, 2, 4} {
+		runtime.GOMAXPROCS(p)
+		got := PropagateNear(baseF, known, z0[known*m:], m, hops, nbrs, docs)
+		for i, d := range docs {
+			if !slices.Equal(got[i*w:(i+1)*w], want[int(d)*w:int(d+1)*w]) {
+				t.Fatalf("%d cores, document %d: rows differ from Propagate's", p, d)
 			}
 		}
 	}
