@@ -1,9 +1,7 @@
 package pipeline
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -51,20 +49,10 @@ func saveEditsSteps(dir string, l *edits.Log) ([]func() error, error) {
 	if err != nil {
 		return nil, err
 	}
-	now := map[string]string{} // each file's hash before the save; "" when absent
 	for _, name := range names {
-		ok, err := ours(dir, name, man)
-		if err != nil {
-			return nil, fmt.Errorf("pipeline: %w", err)
+		if err := replaceable(dir, name, man); err != nil {
+			return nil, err
 		}
-		if !ok {
-			return nil, fmt.Errorf("pipeline: %s was not written by gtformer, or changed since: not replacing it", filepath.Join(dir, name))
-		}
-		_, sum, err := filehash.SHA256(filepath.Join(dir, name))
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("pipeline: %w", err)
-		}
-		now[name] = sum
 	}
 	save, err := model.PrepareEdits(dir, l)
 	if err != nil {
@@ -78,13 +66,13 @@ func saveEditsSteps(dir string, l *edits.Log) ([]func() error, error) {
 	var steps []func() error
 	if man != nil {
 		steps = append(steps, func() error {
-			// The files as they are now, and every content they take on the way.
-			man.pending = map[string][]string{}
+			// Every content the files take on the way, beside what they
+			// hold now (Files, or a cut-short save's Pending, kept).
+			if man.Pending == nil {
+				man.Pending = map[string][]string{}
+			}
 			for _, w := range writes {
-				if now[w.Name] != "" {
-					man.files[w.Name] = now[w.Name]
-				}
-				man.pending[w.Name] = append(man.pending[w.Name], filehash.Bytes(w.Data))
+				man.Pending[w.Name] = append(man.Pending[w.Name], filehash.Bytes(w.Data))
 			}
 			return man.write(dir)
 		})
@@ -100,9 +88,9 @@ func saveEditsSteps(dir string, l *edits.Log) ([]func() error, error) {
 	if man != nil {
 		steps = append(steps, func() error {
 			for _, w := range writes {
-				man.files[w.Name] = filehash.Bytes(w.Data) // a name's last write is its content
+				man.Files[w.Name] = filehash.Bytes(w.Data) // a name's last write is its content
 			}
-			man.pending = nil
+			man.Pending = nil
 			return man.write(dir)
 		})
 	}

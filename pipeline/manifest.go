@@ -33,15 +33,8 @@ type filesManifest struct {
 	Pending map[string][]string `json:"pending,omitempty"`
 }
 
-// manifest is a folder's manifest as read: the files' hashes, and those a
-// save under way may leave (filesManifest.Pending).
-type manifest struct {
-	files   map[string]string
-	pending map[string][]string
-}
-
 // readManifest returns dir's manifest, or nil when it has none.
-func readManifest(dir string) (*manifest, error) {
+func readManifest(dir string) (*filesManifest, error) {
 	path := filepath.Join(dir, FilesManifest)
 	raw, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -59,13 +52,13 @@ func readManifest(dir string) (*manifest, error) {
 	if m.Files == nil {
 		m.Files = map[string]string{}
 	}
-	return &manifest{files: m.Files, pending: m.Pending}, nil
+	return &m, nil
 }
 
 // write saves man as dir's manifest.
-func (man *manifest) write(dir string) error {
-	m := filesManifest{Format: "gtformer-files/1", Files: man.files, Pending: man.pending}
-	if err := atomicfile.WriteJSON(filepath.Join(dir, FilesManifest), m); err != nil {
+func (man *filesManifest) write(dir string) error {
+	man.Format = "gtformer-files/1"
+	if err := atomicfile.WriteJSON(filepath.Join(dir, FilesManifest), man); err != nil {
 		return fmt.Errorf("pipeline: %w", err)
 	}
 	return nil
@@ -73,7 +66,7 @@ func (man *manifest) write(dir string) error {
 
 // ours reports whether dir/name is absent or is a file a run wrote and
 // nobody changed since (with no manifest: any file of an output's name).
-func ours(dir, name string, man *manifest) (bool, error) {
+func ours(dir, name string, man *filesManifest) (bool, error) {
 	path := filepath.Join(dir, name)
 	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
 		return true, nil
@@ -83,15 +76,15 @@ func ours(dir, name string, man *manifest) (bool, error) {
 	if man == nil {
 		return true, nil
 	}
-	want, listed := man.files[name]
-	if !listed && len(man.pending[name]) == 0 {
+	want, listed := man.Files[name]
+	if !listed && len(man.Pending[name]) == 0 {
 		return false, nil
 	}
 	_, got, err := filehash.SHA256(path)
 	if err != nil {
 		return false, err
 	}
-	return (listed && got == want) || slices.Contains(man.pending[name], got), nil
+	return (listed && got == want) || slices.Contains(man.Pending[name], got), nil
 }
 
 // checkOwned refuses, before any work, a folder where a file of an
@@ -124,12 +117,12 @@ func recordWritten(dir string, written []string) error {
 		}
 		files[name] = sum
 	}
-	return (&manifest{files: files}).write(dir)
+	return (&filesManifest{Files: files}).write(dir)
 }
 
 // staleFiles are the output files of an earlier run that this run (which
 // wrote written) did not write and that are still as that run left them.
-func staleFiles(dir string, written []string, man *manifest) ([]string, error) {
+func staleFiles(dir string, written []string, man *filesManifest) ([]string, error) {
 	var stale []string
 	for _, name := range outputs.RunFiles {
 		if slices.Contains(written, name) {
@@ -162,6 +155,11 @@ func Replaceable(dir, name string) error {
 	if err != nil {
 		return err
 	}
+	return replaceable(dir, name, man)
+}
+
+// replaceable is Replaceable with dir's manifest read (nil: none).
+func replaceable(dir, name string, man *filesManifest) error {
 	ok, err := ours(dir, name, man)
 	if err != nil {
 		return fmt.Errorf("pipeline: %w", err)
@@ -183,6 +181,6 @@ func Record(dir, name string) error {
 	if err != nil {
 		return fmt.Errorf("pipeline: %w", err)
 	}
-	man.files[name] = sum
+	man.Files[name] = sum
 	return man.write(dir)
 }

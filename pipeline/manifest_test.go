@@ -85,7 +85,7 @@ func FuzzReadManifest(f *testing.F) {
 			}
 			return
 		}
-		if man == nil || man.files == nil {
+		if man == nil || man.Files == nil {
 			t.Fatalf("a manifest read as %+v", man)
 		}
 		if _, err := ours(dir, "edits.json", man); err != nil {
