@@ -168,7 +168,7 @@ func Load(dir string) (*Model, uint64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	if err := verifyFiles(dir, sc); err != nil {
+	if _, err := verifyFiles(dir, sc); err != nil {
 		return nil, 0, err
 	}
 	m, err := newModel(sc.Config, sc.Seed)

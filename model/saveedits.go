@@ -55,7 +55,8 @@ func PrepareEdits(dir string, l *edits.Log) (*EditsSave, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := verifyFiles(dir, sc); err != nil {
+	now, err := verifyFiles(dir, sc)
+	if err != nil {
 		return nil, err
 	}
 	log, err := edits.Encode(l)
@@ -68,20 +69,11 @@ func PrepareEdits(dir string, l *edits.Log) (*EditsSave, error) {
 			return nil, fmt.Errorf("model: save edits: %w", err)
 		}
 	}
-	// The log's hash as it is now: the one Files names, or, after a save
-	// that was cut short, the one Replacing names; "" when there is none.
-	was := ""
-	if _, ok := sc.Files[edits.File]; ok {
-		_, was, err = filehash.SHA256(filepath.Join(dir, edits.File))
-		if errors.Is(err, fs.ErrNotExist) {
-			was, err = "", nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("model: save edits: %w", err)
-		}
-	}
+	// The log's hash as it is now (verified: the one Files names, or,
+	// after a save that was cut short, the one Replacing names); "" when
+	// there is none.
 	sc.Files[edits.File] = filehash.Bytes(log)
-	sc.Replacing = map[string]string{edits.File: was}
+	sc.Replacing = map[string]string{edits.File: now[edits.File]}
 	during, err := configJSON(sc)
 	if err != nil {
 		return nil, err
@@ -129,8 +121,11 @@ func (w FileWrite) Save(dir string) error {
 }
 
 // verifyFiles checks the files config.json names against their hashes
-// (or, while an in-place save is under way, the hashes they had before).
-func verifyFiles(dir string, sc *SavedConfig) error {
+// (or, while an in-place save is under way, the hashes they had before),
+// and returns each checked file's hash as read ("" for one absent before
+// a save that was cut short).
+func verifyFiles(dir string, sc *SavedConfig) (map[string]string, error) {
+	now := map[string]string{}
 	names := []string{TreeFile, WeightsFile}
 	if _, ok := sc.Files[edits.File]; ok {
 		names = append(names, edits.File)
@@ -141,20 +136,22 @@ func verifyFiles(dir string, sc *SavedConfig) error {
 			if sc.Files == nil {
 				continue // saved before hashes were recorded
 			}
-			return fmt.Errorf("model: %s names no SHA-256 for %s", filepath.Join(dir, ConfigFile), name)
+			return nil, fmt.Errorf("model: %s names no SHA-256 for %s", filepath.Join(dir, ConfigFile), name)
 		}
 		was, replacing := sc.Replacing[name]
 		_, got, err := filehash.SHA256(filepath.Join(dir, name))
 		if errors.Is(err, fs.ErrNotExist) && replacing && was == "" {
+			now[name] = ""
 			continue // absent before the save that was cut short
 		}
 		if err != nil {
-			return fmt.Errorf("model: load: %w", err)
+			return nil, fmt.Errorf("model: load: %w", err)
 		}
 		if got != want && !(replacing && got == was) {
-			return fmt.Errorf("model: %s has SHA-256 %.12s…, but %s records %.12s…: the file changed since the model was saved (damaged or replaced); restore it or train again",
+			return nil, fmt.Errorf("model: %s has SHA-256 %.12s…, but %s records %.12s…: the file changed since the model was saved (damaged or replaced); restore it or train again",
 				filepath.Join(dir, name), got, ConfigFile, want)
 		}
+		now[name] = got
 	}
-	return nil
+	return now, nil
 }
