@@ -256,11 +256,8 @@ func (tp *Tape) zeroSegs(lo, hi int) {
 // zeroGrain is the floats per segment of zeroGrads.
 const zeroGrain = 1 << 14
 
-// clearAll zeroes x, spread over the cores when it is large: every
-// recorded activation's gradient is zeroed as the forward pass allocates
-// it, a (tokens × 128) or wider buffer per op, and on one core the other
-// waited for it (a training step's largest memory clearing, ≈ 2% of its
-// CPU time).
+// clearAll zeroes x, spread over the cores when it is large (ZeroGrad: a
+// vocabulary's embedding table is a few hundred thousand floats).
 func clearAll(x []float32) {
 	const grain = 1 << 15 // floats per call: 128 KB, several times a hand-off's cost
 	if len(x) < 2*grain {
