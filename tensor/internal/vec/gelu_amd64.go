@@ -33,20 +33,6 @@ var hasAVX2FMA = func() bool {
 	return ebx7&(1<<5) != 0
 }()
 
-// GELUGradRow writes gelu(x+b) to y and gelu'(x+b) to d.
-func GELUGradRow(y, d, x, b []float32) {
-	n := len(x)
-	y, d, b = y[:n], d[:n], b[:n]
-	v := 0
-	if hasAVX2FMA && n >= 8 {
-		v = n &^ 7
-		geluGradAVX2(&y[0], &d[0], &x[0], &b[0], v)
-	}
-	for j := v; j < n; j++ {
-		y[j], d[j] = GELUAndGrad(x[j] + b[j])
-	}
-}
-
 // expShiftAVX2 writes dst[i] = exp(src[i] − shift) for n elements (a
 // multiple of 8) and the eight lane sums to sums; see exp_amd64.s.
 //
@@ -121,18 +107,3 @@ func dropPairsAVX512(m *float32, n int, lanes *[8]uint64, step uint64, thr, keep
 //
 //go:noescape
 func geluAVX2(y, x, b *float32, n int)
-
-// GELURow writes gelu(x+b) to y, the values GELUGradRow writes to its y
-// bit for bit, without the derivative.
-func GELURow(y, x, b []float32) {
-	n := len(x)
-	y, b = y[:n], b[:n]
-	v := 0
-	if hasAVX2FMA && n >= 8 {
-		v = n &^ 7
-		geluAVX2(&y[0], &x[0], &b[0], v)
-	}
-	for j := v; j < n; j++ {
-		y[j], _ = GELUAndGrad(x[j] + b[j])
-	}
-}

@@ -4,15 +4,6 @@ package vec
 
 const hasAVX2FMA = false
 
-// GELUGradRow writes gelu(x+b) to y and gelu'(x+b) to d.
-func GELUGradRow(y, d, x, b []float32) {
-	n := len(x)
-	y, d, b = y[:n], d[:n], b[:n]
-	for j := range x {
-		y[j], d[j] = GELUAndGrad(x[j] + b[j])
-	}
-}
-
 func expShiftAVX2(dst, src *float32, n int, shift float32, sums *[8]float32) {
 	panic("vec: expShiftAVX2 without AVX2")
 }
@@ -53,11 +44,6 @@ func dropPairsAVX512(m *float32, n int, lanes *[8]uint64, step uint64, thr, keep
 	panic("vec: dropPairsAVX512 without AVX-512")
 }
 
-// GELURow writes gelu(x+b) to y, the values GELUGradRow writes to its y.
-func GELURow(y, x, b []float32) {
-	n := len(x)
-	y, b = y[:n], b[:n]
-	for j := range x {
-		y[j], _ = GELUAndGrad(x[j] + b[j])
-	}
-}
+func geluGradAVX2(y, d, x, b *float32, n int) { panic("vec: geluGradAVX2 without AVX2") }
+
+func geluAVX2(y, x, b *float32, n int) { panic("vec: geluAVX2 without AVX2") }

@@ -199,3 +199,32 @@ func DropPairs(m []float32, z0, gamma uint64, thr, keep uint32) int {
 	dropPairsAVX512(&m[0], v, &lanes, 8*gamma, thr, keep)
 	return v
 }
+
+// GELUGradRow writes gelu(x+b) to y and gelu'(x+b) to d.
+func GELUGradRow(y, d, x, b []float32) {
+	n := len(x)
+	y, d, b = y[:n], d[:n], b[:n]
+	v := 0
+	if hasAVX2FMA && n >= 8 {
+		v = n &^ 7
+		geluGradAVX2(&y[0], &d[0], &x[0], &b[0], v)
+	}
+	for j := v; j < n; j++ {
+		y[j], d[j] = GELUAndGrad(x[j] + b[j])
+	}
+}
+
+// GELURow writes gelu(x+b) to y, the values GELUGradRow writes to its y
+// bit for bit, without the derivative.
+func GELURow(y, x, b []float32) {
+	n := len(x)
+	y, b = y[:n], b[:n]
+	v := 0
+	if hasAVX2FMA && n >= 8 {
+		v = n &^ 7
+		geluAVX2(&y[0], &x[0], &b[0], v)
+	}
+	for j := v; j < n; j++ {
+		y[j], _ = GELUAndGrad(x[j] + b[j])
+	}
+}
